@@ -1,1 +1,278 @@
 import AudioCore
+import AudioDecoding
+import AudioDSP
+import Foundation
+import Synchronization
+
+/// Plays many players at once on one device timeline (AVAudioEngine's role).
+///
+/// Real-time mode drives an `OutputSink` from a render thread; offline mode (AVAudioEngine's
+/// manual rendering) renders on demand with `render(frames:into:)`. Decode workers keep
+/// each player's ring full; a monitor thread turns render-side counters into player state
+/// changes and events.
+///
+/// Thread rules: every method is safe from any control-plane thread (they serialize on one
+/// Mutex); none may be called from the render thread.
+package final class Engine: @unchecked Sendable {
+    package let format: AudioFormat
+    package let periodFrames: Int
+    package let maximumPlayers: Int
+    let mixer: Mixer
+    let control: Mutex<ControlState>
+    private let sink: (any OutputSink)?
+    private let workers: [DecodeWorker]
+    private let dataReady = PosixSemaphore()
+    private let running = Atomic<Bool>(false)
+    private let renderLoop: RenderLoop?
+    private var monitorThread: Thread?
+    private let eventHandler = Mutex<(@Sendable (EngineEvent) -> Void)?>(nil)
+    private let offlineLock = Mutex<Void>(())
+    /// Seconds of audio each player's ring holds ahead of the mixer.
+    static let ringSeconds = 0.5
+    static let blockFrames = 1024
+
+    /// A real-time engine playing to `sink`. Call `start()` to open the device.
+    package convenience init(sink: any OutputSink, maximumPlayers: Int = 256, decodeThreads: Int = 2) {
+        self.init(format: sink.format, periodFrames: sink.periodFrames, sink: sink, maximumPlayers: maximumPlayers, decodeThreads: decodeThreads)
+    }
+
+    /// An offline engine: nothing plays until `render(frames:into:)` asks for frames.
+    package convenience init(offlineFormat format: AudioFormat, periodFrames: Int = 256, maximumPlayers: Int = 256, decodeThreads: Int = 2) {
+        self.init(format: format, periodFrames: periodFrames, sink: nil, maximumPlayers: maximumPlayers, decodeThreads: decodeThreads)
+    }
+
+    private init(format: AudioFormat, periodFrames: Int, sink: (any OutputSink)?, maximumPlayers: Int, decodeThreads: Int) {
+        self.format = format
+        self.periodFrames = periodFrames
+        self.maximumPlayers = maximumPlayers
+        self.sink = sink
+        let ready = dataReady
+        workers = (0..<max(1, decodeThreads)).map { DecodeWorker(name: "tonearm-decode-\($0)", dataReady: ready) }
+        mixer = Mixer(format: format, periodFrames: periodFrames, maximumVoices: maximumPlayers, workers: workers)
+        control = Mutex(ControlState(maximumPlayers: maximumPlayers))
+        let mixer = self.mixer
+        renderLoop = sink.map { RenderLoop(mixer: mixer, sink: $0) }
+        running.store(true, ordering: .releasing)
+        let monitor = Thread { [weak self] in Engine.monitorLoop(self) }
+        monitor.name = "tonearm-monitor"
+        monitorThread = monitor
+        monitor.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    package var isOffline: Bool { sink == nil }
+
+    /// Opens the sink and starts the render thread (real-time mode). Throws `OutputError`.
+    package func start() throws {
+        try renderLoop?.start()
+    }
+
+    /// Stops every thread and releases the device. Idempotent.
+    package func shutdown() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        renderLoop?.stop()
+        for w in workers { w.stop() }
+    }
+
+    /// Calls `handler` on the monitor thread for every event.
+    package func setEventHandler(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
+        eventHandler.withLock { $0 = handler }
+    }
+
+    // MARK: Device
+
+    /// The device timeline in seconds: the next frame the mixer renders (SPEC 2.1).
+    package var deviceCurrentTime: Double { Double(mixer.nextFrame.load(ordering: .acquiring)) / Double(format.sampleRate) }
+    package var outputLatency: Double { sink?.outputLatency ?? 0 }
+    package var xruns: Int { sink?.xruns ?? 0 }
+    package var outputDescription: OutputDescription { sink?.description ?? OutputDescription(kind: "offline", name: "offline") }
+    /// Why the device stopped accepting audio, if it did.
+    package var deviceError: String? { renderLoop?.deviceError }
+    /// Cycles in which some playing player had no audio ready (a decode worker fell behind).
+    package var starvedCycles: Int {
+        control.withLock { state in state.players.values.reduce(0) { $0 + $1.voice.starvedCycles.load(ordering: .relaxed) } }
+    }
+
+    // MARK: Offline rendering
+
+    /// Offline mode: renders the next `frames` frames into `output` (interleaved) as fast as
+    /// the decoders allow, waiting for audio instead of dropping it. Commands sent before the
+    /// call apply at its first frame. One caller at a time.
+    package func render(frames: Int, into output: UnsafeMutablePointer<Float>) {
+        precondition(isOffline, "render(frames:into:) is for offline engines")
+        let channels = format.channels
+        offlineLock.withLock { _ in
+            var done = 0
+            while done < frames {
+                let n = min(periodFrames, frames - done)
+                mixer.cycle(frames: n, waitForData: dataReady)
+                (output + done * channels).update(from: mixer.buffer, count: n * channels)
+                done += n
+            }
+        }
+    }
+
+    /// Offline mode convenience: renders `frames` frames and returns them.
+    package func render(frames: Int) -> [Float] {
+        [Float](unsafeUninitializedCapacity: frames * format.channels) { buffer, count in
+            render(frames: frames, into: buffer.baseAddress!)
+            count = frames * format.channels
+        }
+    }
+
+    // MARK: Players
+
+    /// Opens `input` and adds a player for it. Throws `DecodeError` for a sound it cannot play.
+    package func makePlayer(id: String, input: AudioInput, url: String? = nil) throws -> Player {
+        let decoder = try AudioDecoders.open(input)
+        let settings = decoder.settings
+        guard settings.numberOfChannels >= 1, settings.sampleRate > 0 else {
+            throw DecodeError(.corrupt, "the sound reports \(settings.numberOfChannels) channels at \(settings.sampleRate) Hz")
+        }
+        let blockCount = max(8, Int(Engine.ringSeconds * Double(format.sampleRate)) / Engine.blockFrames)
+        let ring = BlockRing(blockCount: blockCount, blockFrames: Engine.blockFrames, channels: settings.numberOfChannels)
+        let producer = try Producer(decoder: decoder, ring: ring, deviceRate: format.sampleRate)
+        let routing = ChannelRouting.make(soundChannels: settings.numberOfChannels, deviceChannels: format.channels, assignments: nil)
+        let voice = Voice(ring: ring, soundChannels: settings.numberOfChannels, sourceLength: Double(decoder.frameCount), routing: routing)
+        let slot: Int32 = try control.withLock { state in
+            guard let slot = state.freeSlots.popLast() else {
+                throw EngineError.tooManyPlayers(maximumPlayers)
+            }
+            state.players[slot] = PlayerControl(id: id, voice: voice, producer: producer, soundChannels: settings.numberOfChannels,
+                                                sourceRate: Double(settings.sampleRate))
+            send(.attach(slot: slot, voice: Unmanaged.passRetained(voice).toOpaque()), in: &state)
+            send(.pan(slot: slot, matrix: StereoPanner(pan: 0, sourceChannels: settings.numberOfChannels)), in: &state)
+            return slot
+        }
+        workers[Int(slot) % workers.count].add(producer)
+        return Player(engine: self, slot: slot, id: id, url: url, decoder: decoder)
+    }
+
+    /// Removes a player: it stops at once and its buffers are released.
+    func removePlayer(slot: Int32) {
+        let producer: Producer? = control.withLock { state in
+            guard let p = state.players.removeValue(forKey: slot) else { return nil }
+            send(.detach(slot: slot), in: &state)
+            state.freeSlots.append(slot)
+            return p.producer
+        }
+        if let producer { workers[Int(slot) % workers.count].remove(producer) }
+    }
+
+    /// Starts several players so that their first frames land on the same device frame.
+    /// All or none: every player is prepared first; if one fails, none starts.
+    package func play(_ players: [Player], atTime time: Double) -> PlayResult {
+        for p in players where !p.prepare() {
+            return PlayResult(ok: false, startTime: nil, lateBy: 0)
+        }
+        let startFrame = Int64((time * Double(format.sampleRate)).rounded())
+        let late = control.withLock { state -> Int64 in
+            for p in players { p.sendPlay(startFrame: startFrame, startTime: time, in: &state) }
+            return mixer.nextFrame.load(ordering: .acquiring) - startFrame
+        }
+        return PlayResult(ok: true, startTime: time, lateBy: max(0, Double(late) / Double(format.sampleRate)))
+    }
+
+    // MARK: Internals
+
+    /// Pushes a command for the render thread. Call with the control lock held.
+    func send(_ command: EngineCommand, in state: inout ControlState) {
+        while !mixer.commands.push(command) {
+            usleep(1000)  // the render thread drains the queue every period
+        }
+        state.sentCommands += 1
+    }
+
+    /// Real-time mode: waits (briefly) until the render thread has applied every command so far.
+    func waitForRenderThread() {
+        guard renderLoop?.isRunning == true else { return }
+        let sent = control.withLock { $0.sentCommands }
+        let deadline = MonotonicClock.nanoseconds() + 200_000_000
+        while mixer.appliedCommands.load(ordering: .acquiring) < sent && MonotonicClock.nanoseconds() < deadline {
+            usleep(500)
+        }
+    }
+
+    /// Waits until `producer` has queued `blocks` blocks or finished; false on timeout.
+    func waitForAudio(_ ring: BlockRing, blocks: Int, timeout seconds: Double) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+        while ring.filled.count < blocks {
+            if MonotonicClock.nanoseconds() >= deadline { return false }
+            dataReady.wait(milliseconds: 2)
+        }
+        return true
+    }
+
+    /// The monitor thread: polls every 5 ms while the engine exists and runs.
+    private static func monitorLoop(_ engine: Engine?) {
+        weak let weakEngine = engine
+        while true {
+            do {
+                guard let engine = weakEngine, engine.running.load(ordering: .acquiring) else { return }
+                engine.poll()
+            }
+            usleep(5_000)
+        }
+    }
+
+    /// Turns render-side counters into state changes and events and releases retired voices.
+    /// The monitor thread calls it every 5 ms; offline users call it after rendering to see
+    /// the state changes at once.
+    package func poll() {
+        while let p = mixer.retired.pop() { Unmanaged<Voice>.fromOpaque(p).release() }
+        let events: [EngineEvent] = control.withLock { state in
+            for slot in Array(state.players.keys) { checkCounters(slot: slot, in: &state) }
+            defer { state.events.removeAll() }
+            return state.events
+        }
+        guard !events.isEmpty, let handler = eventHandler.withLock({ $0 }) else { return }
+        for e in events { handler(e) }
+    }
+
+    private func checkCounters(slot: Int32, in state: inout ControlState) {
+        guard var p = state.players[slot] else { return }
+        let started = p.voice.startedCount.load(ordering: .acquiring)
+        let finished = p.voice.finishedCount.load(ordering: .acquiring)
+        let failed = p.voice.failedCount.load(ordering: .acquiring)
+        if started != p.seenStarted {
+            p.seenStarted = started
+            if p.state == .scheduled {
+                p.state = .playing
+                state.events.append(.stateChanged(playerID: p.id, state: .playing))
+            }
+        }
+        if finished != p.seenFinished || failed != p.seenFailed {
+            let success = failed == p.seenFailed
+            p.seenFinished = finished
+            p.seenFailed = failed
+            if !success {
+                let message = p.producer.errorMessage.withLock { $0 } ?? "decoding failed"
+                state.events.append(.decodeError(playerID: p.id, message: message))
+            }
+            p.state = .finished
+            p.prepared = false
+            p.startTime = nil
+            p.generation &+= 1
+            p.producer.request.withLock { $0 = ProducerRequest(generation: p.generation, seekFrame: 0, producing: false) }
+            send(.flush(slot: slot, generation: p.generation, position: 0), in: &state)
+            p.pendingSeek = (0, state.sentCommands)
+            state.events.append(.stateChanged(playerID: p.id, state: .finished))
+            state.events.append(.finished(playerID: p.id, successfully: success))
+        }
+        state.players[slot] = p
+    }
+}
+
+/// Errors of the engine itself (not of a decoder or device).
+package enum EngineError: Error, Sendable, CustomStringConvertible {
+    case tooManyPlayers(Int)
+
+    package var description: String {
+        switch self {
+        case let .tooManyPlayers(n): "this engine already has its maximum of \(n) players"
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import AudioDSP
+
+/// The control plane's record of one player, kept in the engine's lock.
+struct PlayerControl {
+    let id: String
+    let voice: Voice
+    let producer: Producer
+    let soundChannels: Int
+    let sourceRate: Double
+    var state: PlayerState = .idle
+    var prepared = false
+    var generation: UInt32 = 0
+    var volume: Double = 1
+    var pan: Double = 0
+    var channelAssignments: [Int]? = nil
+    var startTime: Double? = nil
+    /// A seek the render thread has not applied yet: (target in source frames, command number).
+    var pendingSeek: (frames: Double, command: Int)? = nil
+    var seenFinished: UInt32 = 0
+    var seenFailed: UInt32 = 0
+    var seenStarted: UInt32 = 0
+}
+
+/// Everything the control plane changes, behind the engine's one Mutex.
+struct ControlState {
+    var players: [Int32: PlayerControl] = [:]
+    var freeSlots: [Int32]
+    /// Commands pushed so far (compared with `Mixer.appliedCommands`).
+    var sentCommands = 0
+    var events: [EngineEvent] = []
+
+    init(maximumPlayers: Int) {
+        freeSlots = (0..<Int32(maximumPlayers)).reversed()
+    }
+}

@@ -1,0 +1,61 @@
+import AudioCore
+import Synchronization
+
+/// The render thread of a real-time engine: mixes a period, writes it to the sink, repeats;
+/// the sink's blocking write paces the loop. If the device fails, the loop keeps the
+/// timeline running on the monotonic clock and records why.
+///
+/// Thread rules: `start` and `stop` from the control plane; the loop itself runs on its
+/// own real-time thread and touches only the mixer and the sink.
+final class RenderLoop: @unchecked Sendable {
+    private let mixer: Mixer
+    private let sink: any OutputSink
+    private let running = Atomic<Bool>(false)
+    private let failure = Mutex<String?>(nil)
+    private var thread: RealtimeThread?
+
+    init(mixer: Mixer, sink: any OutputSink) {
+        self.mixer = mixer
+        self.sink = sink
+    }
+
+    /// Why the device stopped accepting audio, if it did.
+    var deviceError: String? { failure.withLock { $0 } }
+    var isRunning: Bool { running.load(ordering: .acquiring) }
+
+    func start() throws {
+        guard thread == nil else { return }
+        try sink.open()
+        running.store(true, ordering: .releasing)
+        thread = RealtimeThread(name: "tonearm-render") { [self] in run() }
+    }
+
+    func stop() {
+        guard let thread else { return }
+        running.store(false, ordering: .releasing)
+        thread.join()
+        self.thread = nil
+        sink.close()
+    }
+
+    private func run() {
+        let frames = mixer.periodFrames
+        let rate = UInt64(mixer.format.sampleRate)
+        var failedAt: UInt64 = 0
+        var framesSinceFailure: UInt64 = 0
+        while running.load(ordering: .relaxed) {
+            mixer.cycle(frames: frames, waitForData: nil)
+            if failedAt == 0 {
+                do {
+                    try sink.write(mixer.buffer, frames: frames)
+                    continue
+                } catch {
+                    failure.withLock { $0 = String(describing: error) }
+                    failedAt = MonotonicClock.nanoseconds()
+                }
+            }
+            framesSinceFailure += UInt64(frames)
+            MonotonicClock.sleep(until: failedAt + framesSinceFailure * 1_000_000_000 / rate)
+        }
+    }
+}

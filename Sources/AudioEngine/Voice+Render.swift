@@ -1,0 +1,200 @@
+import AudioCore
+import AudioDSP
+
+/// The per-cycle work of a voice. Render thread only: no allocation, no locks.
+extension Voice {
+    /// Applies a command addressed to this voice.
+    func apply(_ command: EngineCommand, now: Int64, smoothingFrames: Int) {
+        switch command {
+        case let .play(_, start):
+            switch mode {
+            case .playing, .scheduled, .waiting: break
+            case .idle, .paused:
+                if start < 0 {
+                    mode = .waiting
+                } else {
+                    mode = .scheduled
+                    startFrame = start
+                }
+            }
+        case .pause:
+            if mode != .idle { mode = .paused }
+        case .stop:
+            mode = .idle
+        case let .flush(_, newGeneration, newPosition):
+            releaseBlock()
+            generation = newGeneration
+            streamPosition = 0
+            position.store(newPosition.bitPattern, ordering: .releasing)
+            if mode == .playing { mode = .waiting }
+        case let .gain(_, target, frames):
+            gain.ramp(to: target, frames: Int(frames))
+        case let .pan(_, newMatrix):
+            matrixTarget = newMatrix
+            matrixRemaining = smoothingFrames
+        case let .routing(_, newRouting):
+            routing = newRouting
+        case .attach, .detach:
+            break
+        }
+    }
+
+    /// Whether the voice holds the device timeline running (SPEC 2.1).
+    var isActive: Bool { mode != .idle }
+
+    /// Mixes this cycle's frames [now, now + frames) into `mix` (interleaved, `outChannels`).
+    /// With `waitForData` (offline rendering) a missing block is waited for instead of skipped.
+    func render(into mix: UnsafeMutablePointer<Float>, frames: Int, outChannels: Int, now: Int64, waitForData: PosixSemaphore?) {
+        switch mode {
+        case .idle, .paused:
+            dropStale()
+            return
+        case .waiting:
+            dropStale()
+            guard peekCurrent(wait: waitForData) != nil else { return }
+            origin = now - streamPosition
+            mode = .playing
+            startedCount.add(1, ordering: .releasing)
+        case .scheduled:
+            if startFrame >= now + Int64(frames) {
+                dropStale()
+                return
+            }
+            origin = startFrame - streamPosition
+            mode = .playing
+            startedCount.add(1, ordering: .releasing)
+        case .playing:
+            break
+        }
+
+        var i = max(0, Int(origin + streamPosition - now))
+        var lastHeader: BlockHeader? = nil
+        while i < frames {
+            let wanted = now + Int64(i) - origin
+            if block < 0 {
+                guard let next = popCurrent(wait: waitForData) else {
+                    starvedCycles.add(1, ordering: .relaxed)
+                    break
+                }
+                block = next
+                blockOffset = 0
+            }
+            let header = ring.headers[Int(block)]
+            if header.flags & BlockHeader.end != 0 {
+                releaseBlock()
+                finish(failed: false)
+                return
+            }
+            if header.flags & BlockHeader.error != 0 {
+                releaseBlock()
+                finish(failed: true)
+                return
+            }
+            let blockFrames = Int(header.frames)
+            let blockEnd = header.streamFrame + Int64(blockFrames)
+            if blockEnd <= wanted {  // late: these frames' time has passed
+                streamPosition = blockEnd
+                releaseBlock()
+                continue
+            }
+            let here = header.streamFrame + Int64(blockOffset)
+            if here < wanted {
+                blockOffset = Int(wanted - header.streamFrame)
+            } else if here > wanted {  // a gap in the stream: leave silence until it starts
+                i += min(frames - i, Int(here - wanted))
+                continue
+            }
+            let n = min(frames - i, blockFrames - blockOffset)
+            mixFrames(ring.samples(block) + blockOffset * soundChannels, count: n, into: mix + i * outChannels, outChannels: outChannels)
+            blockOffset += n
+            i += n
+            streamPosition = header.streamFrame + Int64(blockOffset)
+            lastHeader = header
+            if blockOffset == blockFrames { releaseBlock() }
+        }
+        if let h = lastHeader {
+            var p = h.sourceFrame + Double(Int64(streamPosition) - h.streamFrame) * h.sourceStep
+            if sourceLength > 0 { while p >= sourceLength { p -= sourceLength } }
+            position.store(p.bitPattern, ordering: .releasing)
+        }
+        // Keep parameters moving even in frames that had no audio, so ramps stay on time.
+        if i < frames { gain.advance(frames - i) }
+    }
+
+    func publishMode() { publishedMode.store(mode.rawValue, ordering: .releasing) }
+
+    private func finish(failed: Bool) {
+        mode = .idle
+        if failed { failedCount.add(1, ordering: .releasing) } else { finishedCount.add(1, ordering: .releasing) }
+    }
+
+    func releaseBlock() {
+        if block >= 0 {
+            ring.free.push(block)
+            block = -1
+            blockOffset = 0
+        }
+    }
+
+    /// Drops queued blocks of older generations.
+    private func dropStale() {
+        while let b = ring.filled.peek(), ring.headers[Int(b)].generation < generation {
+            _ = ring.filled.pop()
+            ring.free.push(b)
+        }
+    }
+
+    /// The next block of the current generation, without taking it.
+    private func peekCurrent(wait: PosixSemaphore?) -> BlockHeader? {
+        while true {
+            dropStale()
+            if let b = ring.filled.peek() {
+                let h = ring.headers[Int(b)]
+                return h.generation == generation ? h : nil
+            }
+            guard let wait else { return nil }
+            wait.wait(milliseconds: 5)
+        }
+    }
+
+    private func popCurrent(wait: PosixSemaphore?) -> Int32? {
+        guard peekCurrent(wait: wait) != nil else { return nil }
+        return ring.filled.pop()
+    }
+
+    @inline(__always)
+    private func mixFrames(_ source: UnsafeMutablePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>, outChannels: Int) {
+        let sc = soundChannels
+        if routing.panned {
+            let stereo = sc == 2
+            for f in 0..<count {
+                if matrixRemaining > 0 { stepMatrix() }
+                let g = gain.next()
+                let l = source[f * sc]
+                let r = stereo ? source[f * sc + 1] : 0
+                out[f * outChannels] += g * (matrix.ll * l + matrix.rl * r)
+                out[f * outChannels + 1] += g * (matrix.lr * l + matrix.rr * r)
+            }
+        } else {
+            let scale = routing.scale
+            for f in 0..<count {
+                let g = gain.next() * scale
+                for c in 0..<min(sc, ChannelRouting.maximumChannels) {
+                    let target = routing.target(c)
+                    if target < outChannels { out[f * outChannels + target] += g * source[f * sc + c] }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func stepMatrix() {
+        let k = 1 / Float(matrixRemaining)
+        matrix.ll += (matrixTarget.ll - matrix.ll) * k
+        matrix.rl += (matrixTarget.rl - matrix.rl) * k
+        matrix.lr += (matrixTarget.lr - matrix.lr) * k
+        matrix.rr += (matrixTarget.rr - matrix.rr) * k
+        matrixRemaining -= 1
+        if matrixRemaining == 0 { matrix = matrixTarget }
+    }
+}

@@ -1,0 +1,57 @@
+import AudioCore
+import AudioDSP
+import Synchronization
+
+/// The mixer's side of one player: its block ring, its gain, pan and routing state, and
+/// the values it publishes for the control plane.
+///
+/// Thread rules: fields marked "render" are touched only by the render thread (after the
+/// voice is attached). Atomics are written by the render thread and read by anyone.
+/// The voice is created on the control plane; the render thread holds it through an
+/// unmanaged pointer between `attach` and `detach`.
+final class Voice: @unchecked Sendable {
+    enum Mode: UInt8 { case idle, scheduled, waiting, playing, paused }
+
+    let ring: BlockRing
+    let soundChannels: Int
+    /// Frames in one pass of the sound (source rate), for wrapping positions across loops.
+    let sourceLength: Double
+
+    // render
+    var mode: Mode = .idle
+    var generation: UInt32 = 0
+    /// Device frame at which stream frame 0 of the current generation plays.
+    var origin: Int64 = 0
+    /// Device frame requested for a scheduled start.
+    var startFrame: Int64 = 0
+    /// Next stream frame to play.
+    var streamPosition: Int64 = 0
+    var block: Int32 = -1
+    var blockOffset = 0
+    var gain = GainRamp(1)
+    var matrix = StereoPanner(ll: 1, rl: 0, lr: 0, rr: 1)
+    var matrixTarget = StereoPanner(ll: 1, rl: 0, lr: 0, rr: 1)
+    var matrixRemaining = 0
+    var routing: ChannelRouting
+
+    // published by the render thread
+    /// Position in the sound, in source frames, as Double bits.
+    let position = Atomic<UInt64>(0)
+    /// `Mode.rawValue` as of the last cycle.
+    let publishedMode = Atomic<UInt8>(0)
+    /// Counts natural ends, decode failures and scheduled starts reached (the monitor diffs them).
+    let finishedCount = Atomic<UInt32>(0)
+    let failedCount = Atomic<UInt32>(0)
+    let startedCount = Atomic<UInt32>(0)
+    /// Cycles in which the voice had no audio ready while playing.
+    let starvedCycles = Atomic<Int>(0)
+
+    init(ring: BlockRing, soundChannels: Int, sourceLength: Double, routing: ChannelRouting) {
+        self.ring = ring
+        self.soundChannels = soundChannels
+        self.sourceLength = sourceLength
+        self.routing = routing
+    }
+
+    var positionFrames: Double { Double(bitPattern: position.load(ordering: .acquiring)) }
+}
