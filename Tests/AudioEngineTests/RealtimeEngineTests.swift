@@ -1,0 +1,72 @@
+import AudioCore
+import AudioEngine
+import AudioOutput
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// The engine driving a real-time sink from its render thread.
+@Suite(.serialized) struct RealtimeEngineTests {
+    /// Collects engine events for assertions.
+    final class EventLog: Sendable {
+        let events = Mutex<[EngineEvent]>([])
+        func append(_ e: EngineEvent) { events.withLock { $0.append(e) } }
+        var all: [EngineEvent] { events.withLock { $0 } }
+    }
+
+    @Test func twoPlayersOnTheWAVSinkStartOnTheSameFrame() throws {
+        let dir = try Shell.temporaryDirectory()
+        let out = dir + "/out.wav"
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        let engine = Engine(sink: WAVFileSink(path: out, format: format, periodFrames: 256, periods: 4))
+        try engine.start()
+        let click = dir + "/click.wav"
+        try WAVFile.write(Signals.click(at: 2_400, frames: 9_600), sampleRate: 48_000, channels: 1, to: click, float: true)
+        let a = try engine.makePlayer(id: "a", input: .file(click))
+        let b = try engine.makePlayer(id: "b", input: .file(click))
+        a.pan = -1
+        b.pan = 1
+        let log = EventLog()
+        engine.setEventHandler { log.append($0) }
+        let keep = try engine.makePlayer(id: "keep", input: .file(click))
+        keep.volume = 0
+        keep.numberOfLoops = -1
+        keep.play()
+        usleep(100_000)
+        let t = engine.deviceCurrentTime + 0.2
+        #expect(a.play(atTime: t).ok)
+        usleep(50_000)
+        #expect(b.play(atTime: t).lateBy == 0)
+        usleep(600_000)
+        #expect(engine.deviceCurrentTime > t + 0.3)
+        #expect(a.state == .finished && b.state == .finished)
+        engine.shutdown()
+        let wav = try WAVFile.read(out)
+        let left = try #require(Measure.onset(wav.samples, channels: 2, channel: 0))
+        let right = try #require(Measure.onset(wav.samples, channels: 2, channel: 1))
+        #expect(left == right)
+        #expect(log.all.contains(.finished(playerID: "a", successfully: true)))
+        #expect(engine.starvedCycles == 0)
+    }
+
+    @Test func aDecodeErrorMidPlayReportsThenFinishesUnsuccessfully() throws {
+        let f = try EngineFixture()
+        let log = EventLog()
+        f.engine.setEventHandler { log.append($0) }
+        // The file is cut on disk after the player opened it (a share going away mid-play).
+        let path = try f.wav("tone", Signals.sine(frequency: 440, amplitude: 0.5, seconds: 2, sampleRate: 48_000), float: false)
+        let p = try f.player(path, id: "cut")
+        #expect(truncate(path, 44 + 96_000) == 0)  // header + 1 s of 16-bit mono
+        p.play()
+        let out = f.render(seconds: 1.5)
+        // Everything before the cut plays; then the error, then finished(false).
+        #expect(Measure.peak(out, channels: 2, channel: 0, frames: 40_000..<47_000) > 0.3)
+        #expect(Measure.peak(out, channels: 2, channel: 0, frames: 50_000..<72_000) == 0)
+        let events = log.all
+        let errorIndex = try #require(events.firstIndex { if case .decodeError(playerID: "cut", _) = $0 { true } else { false } })
+        let finishedIndex = try #require(events.firstIndex(of: .finished(playerID: "cut", successfully: false)))
+        #expect(errorIndex < finishedIndex)
+        #expect(p.state == .finished)
+    }
+}
