@@ -91,6 +91,10 @@ package final class Engine: @unchecked Sendable {
     package var outputDescription: OutputDescription { sink?.description ?? OutputDescription(kind: "offline", name: "offline") }
     /// Why the device stopped accepting audio, if it did.
     package var deviceError: String? { renderLoop?.deviceError }
+    /// CPU seconds the render thread has used (real-time mode).
+    package var renderCPUSeconds: Double { Double(renderLoop?.cpuNanoseconds.load(ordering: .relaxed) ?? 0) / 1e9 }
+    /// Periods rendered so far.
+    package var renderedCycles: Int { mixer.cycles.load(ordering: .relaxed) }
     /// Cycles in which some playing player had no audio ready (a decode worker fell behind).
     package var starvedCycles: Int {
         control.withLock { state in state.players.values.reduce(0) { $0 + $1.voice.starvedCycles.load(ordering: .relaxed) } }

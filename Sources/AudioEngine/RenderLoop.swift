@@ -1,4 +1,7 @@
 import AudioCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The render thread of a real-time engine: mixes a period, writes it to the sink, repeats;
@@ -12,6 +15,8 @@ final class RenderLoop: @unchecked Sendable {
     private let sink: any OutputSink
     private let running = Atomic<Bool>(false)
     private let failure = Mutex<String?>(nil)
+    /// CPU time the render thread has used, in nanoseconds (updated every 64 cycles).
+    let cpuNanoseconds = Atomic<UInt64>(0)
     private var thread: RealtimeThread?
 
     init(mixer: Mixer, sink: any OutputSink) {
@@ -43,8 +48,11 @@ final class RenderLoop: @unchecked Sendable {
         let rate = UInt64(mixer.format.sampleRate)
         var failedAt: UInt64 = 0
         var framesSinceFailure: UInt64 = 0
+        var cycle = 0
         while running.load(ordering: .relaxed) {
             mixer.cycle(frames: frames, waitForData: nil)
+            cycle &+= 1
+            if cycle & 63 == 0 { publishCPUTime() }
             if failedAt == 0 {
                 do {
                     try sink.write(mixer.buffer, frames: frames)
@@ -57,5 +65,11 @@ final class RenderLoop: @unchecked Sendable {
             framesSinceFailure += UInt64(frames)
             MonotonicClock.sleep(until: failedAt + framesSinceFailure * 1_000_000_000 / rate)
         }
+    }
+
+    private func publishCPUTime() {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        cpuNanoseconds.store(UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec), ordering: .relaxed)
     }
 }

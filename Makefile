@@ -1,0 +1,43 @@
+# Tonearm — `make test` and `make run` install what they need on Debian/Ubuntu.
+SHELL := /bin/bash
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SWIFT ?= swift
+
+# Build libraries, plus the tools the tests and benchmarks drive (fixtures, the real ALSA path).
+APT_PACKAGES := pkg-config libasound2-dev libmpg123-dev libsndfile1-dev libsoxr-dev \
+	libsoundtouch-dev libjansson-dev libmicrohttpd-dev \
+	sox libsox-fmt-mp3 lame mpg123 ffmpeg pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
+
+.PHONY: deps build test test-debug test-release run bench clean
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+## Every test: the debug suite, then the real-time allocation check in a release build.
+test: deps test-debug test-release
+
+test-debug:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-release:
+	$(SWIFT) test -c release --filter RealtimeAllocationTests
+
+run: deps
+	$(SWIFT) build -c release --product tonearm
+	.build/release/tonearm $(ARGS)
+
+bench: deps
+	$(SWIFT) build -c release --product tonearm-bench
+	.build/release/tonearm-bench $(ARGS)
+
+clean:
+	rm -rf .build build
