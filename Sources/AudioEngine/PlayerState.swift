@@ -16,4 +16,10 @@ package struct PlayResult: Sendable, Equatable {
     package var ok: Bool
     package var startTime: Double?
     package var lateBy: Double
+
+    package init(ok: Bool, startTime: Double?, lateBy: Double) {
+        self.ok = ok
+        self.startTime = startTime
+        self.lateBy = lateBy
+    }
 }

@@ -16,6 +16,11 @@ package struct DevicePacer: Sendable {
         package var underrun: Bool
         /// Sleep until this CLOCK_MONOTONIC instant before the frames fit; nil if they fit now.
         package var wakeAt: UInt64?
+
+        package init(underrun: Bool, wakeAt: UInt64?) {
+            self.underrun = underrun
+            self.wakeAt = wakeAt
+        }
     }
 
     package let sampleRate: Int

@@ -158,7 +158,7 @@ package final class EventStream: Sendable {
 
     /// Called once when microhttpd frees the response: marks the stream closed and
     /// runs the termination handler.
-    func terminate() {
+    package func terminate() {
         let handler = state.withLock { s -> (@Sendable () -> Void)? in
             s.closed = true
             s.terminated = true

@@ -1,4 +1,4 @@
-@testable import AudioOutput
+import AudioOutput
 import Testing
 
 /// The pacing arithmetic, driven by a simulated clock (no sleeping, so exact).

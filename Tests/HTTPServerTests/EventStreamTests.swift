@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 import Dispatch
 import Synchronization
-@testable import HTTPServer
+import HTTPServer
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -149,16 +150,4 @@ final class StreamBox: Sendable {
         stream.onTermination { ran.withLock { $0 = true } }
         #expect(ran.withLock { $0 })
     }
-}
-
-/// The end offset of the first occurrence of `needle` in `hay` at or after `from`.
-func find(_ needle: String, in hay: [UInt8], from: Int = 0) -> Int? {
-    let n = Array(needle.utf8)
-    guard n.count <= hay.count else { return nil }
-    var i = from
-    while i + n.count <= hay.count {
-        if hay[i..<(i + n.count)].elementsEqual(n) { return i + n.count }
-        i += 1
-    }
-    return nil
 }

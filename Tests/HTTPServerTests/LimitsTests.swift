@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 import Dispatch
-@testable import HTTPServer
+import HTTPServer
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 import Synchronization
-@testable import HTTPServer
+import HTTPServer
 #if canImport(Glibc)
 import Glibc
 #endif

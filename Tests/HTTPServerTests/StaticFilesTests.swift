@@ -1,5 +1,6 @@
+import TestSupport
 import Testing
-@testable import HTTPServer
+import HTTPServer
 #if canImport(Glibc)
 import Glibc
 #endif
