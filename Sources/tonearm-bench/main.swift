@@ -1,1 +1,63 @@
-print("bench")
+import Foundation
+
+// tonearm-bench: the offline-mix and real-time benchmarks of the issue, with the peers
+// (sox -m, ffmpeg amix, bare mpg123 decoding) run on the same inputs in the same run, so
+// the results are ratios on the same machine. JSON lines on stdout, a table on stderr.
+
+let report = BenchReport()
+let options: BenchOptions
+do {
+    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if let message = error.message { report.note("tonearm-bench: \(message)") }
+    report.note(BenchOptions.usage)
+    exit(error.message == nil ? 0 : 2)
+}
+
+var environment = JSONLine(["bench": .string("env"), "cores": .int(ProcessInfo.processInfo.activeProcessorCount)])
+if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+   let first = load.split(separator: " ").first, let value = Double(first) {
+    environment.append("loadavg_1m", .number(value))
+}
+environment.append("minutes", .number(options.minutes))
+environment.append("distinct_inputs", .int(BenchInputs.distinctFiles))
+environment.append("input", .string("44.1 kHz stereo MP3, CBR 192 kb/s (lame), cycled across players"))
+report.emit(environment)
+
+let inputs: BenchInputs
+do {
+    inputs = try BenchInputs.prepare(directory: options.inputsDirectory, seconds: options.minutes * 60, log: report.note)
+} catch {
+    report.note("tonearm-bench: \(error)")
+    exit(1)
+}
+inputs.warmPageCache()
+
+if options.runsOffline {
+    for count in options.players {
+        let list = inputs.list(count: count)
+        report.note("offline mix, \(count) player(s)…")
+        let tonearm = OfflineMixBench.run(inputs: list, seconds: inputs.seconds)
+        report.add(tonearm)
+        guard !options.skipPeers else { continue }
+        var peers: [ToolRun] = []
+        for (name, runPeer) in [(PeerTools.soxName, PeerTools.soxMix), (PeerTools.ffmpegName, PeerTools.ffmpegMix),
+                                (PeerTools.mpg123Name, PeerTools.mpg123Decode)] {
+            report.note("  \(name)…")
+            let peer = runPeer(list, inputs.seconds)
+            report.add(peer)
+            peers.append(peer)
+        }
+        for check in RatioCheck.compare(tonearm: tonearm, peers: peers) { report.add(check) }
+    }
+}
+
+if options.runsRealtime {
+    report.note("real time, \(options.realtimePlayers) players for \(options.realtimeSeconds) s…")
+    let result = RealtimeBench.run(inputs: inputs.list(count: options.realtimePlayers), seconds: options.realtimeSeconds,
+                                   progress: report.note)
+    report.add(result)
+}
+
+report.printTable()
+exit(report.hadFailures ? 1 : 0)
