@@ -1,15 +1,21 @@
 /// A linear gain ramp that lands exactly on its target: volume smoothing (~5 ms) and
 /// sample-accurate fades share it. Render thread only; a plain value, no allocation.
+///
+/// The ramp steps in Double: a Float accumulator drifts by ~1e-3 over a one-second fade
+/// and then jumps onto the target at the end (a click).
 package struct GainRamp: Sendable {
-    package private(set) var current: Float
+    private var value: Double
     package private(set) var target: Float
-    private var step: Float = 0
+    private var step: Double = 0
     private var remaining: Int = 0
 
     package init(_ value: Float) {
-        current = value
+        self.value = Double(value)
         target = value
     }
+
+    /// The gain of the next frame.
+    package var current: Float { Float(value) }
 
     package var isRamping: Bool { remaining > 0 }
 
@@ -17,22 +23,22 @@ package struct GainRamp: Sendable {
     package mutating func ramp(to target: Float, frames: Int) {
         self.target = target
         if frames <= 0 || target == current {
-            current = target
+            value = Double(target)
             remaining = 0
         } else {
             remaining = frames
-            step = (target - current) / Float(frames)
+            step = (Double(target) - value) / Double(frames)
         }
     }
 
     /// The gain for the next frame, then advances one frame.
     @inline(__always)
     package mutating func next() -> Float {
-        guard remaining > 0 else { return current }
-        let value = current
+        guard remaining > 0 else { return Float(value) }
+        let result = Float(value)
         remaining -= 1
-        current = remaining == 0 ? target : current + step
-        return value
+        value = remaining == 0 ? Double(target) : value + step
+        return result
     }
 
     /// Advances `frames` frames without producing values.
@@ -40,10 +46,10 @@ package struct GainRamp: Sendable {
         guard remaining > 0 else { return }
         if frames >= remaining {
             remaining = 0
-            current = target
+            value = Double(target)
         } else {
             remaining -= frames
-            current += step * Float(frames)
+            value += step * Double(frames)
         }
     }
 }

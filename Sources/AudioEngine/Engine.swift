@@ -140,7 +140,8 @@ package final class Engine: @unchecked Sendable {
         let ring = BlockRing(blockCount: blockCount, blockFrames: Engine.blockFrames, channels: settings.numberOfChannels)
         let producer = try Producer(decoder: decoder, ring: ring, deviceRate: format.sampleRate)
         let routing = ChannelRouting.make(soundChannels: settings.numberOfChannels, deviceChannels: format.channels, assignments: nil)
-        let voice = Voice(ring: ring, soundChannels: settings.numberOfChannels, sourceLength: Double(decoder.frameCount), routing: routing)
+        let voice = Voice(ring: ring, soundChannels: settings.numberOfChannels, sourceLength: Double(decoder.frameCount), routing: routing,
+                          deviceChannels: format.channels, maximumFrames: periodFrames, sampleRate: format.sampleRate)
         let slot: Int32 = try control.withLock { state in
             guard let slot = state.freeSlots.popLast() else {
                 throw EngineError.tooManyPlayers(maximumPlayers)
@@ -260,7 +261,7 @@ package final class Engine: @unchecked Sendable {
             p.prepared = false
             p.startTime = nil
             p.generation &+= 1
-            p.producer.request.withLock { $0 = ProducerRequest(generation: p.generation, seekFrame: 0, producing: false) }
+            p.producer.request.withLock { $0 = ProducerRequest(generation: p.generation, seekFrame: 0, producing: false, stretching: p.stretching) }
             send(.flush(slot: slot, generation: p.generation, position: 0), in: &state)
             p.pendingSeek = (0, state.sentCommands)
             state.events.append(.stateChanged(playerID: p.id, state: .finished))
@@ -270,13 +271,24 @@ package final class Engine: @unchecked Sendable {
     }
 }
 
-/// Errors of the engine itself (not of a decoder or device).
-package enum EngineError: Error, Sendable, CustomStringConvertible {
+/// Errors of the engine itself (not of a decoder or device). The API maps `tooManyPlayers`
+/// and `rateNotEnabled` to 409 (a conflict with the player's or engine's state) and
+/// `invalidRate` and `invalidChannelAssignments` to 422 (a bad value).
+package enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyPlayers(Int)
+    /// `rate` was set on a player whose `enableRate` was false when it was prepared; the text says why.
+    case rateNotEnabled(String)
+    /// A rate outside 0.5…2.0 (or not a number).
+    case invalidRate(Double)
+    /// Channel assignments that do not fit the sound or the device; the text says which entry.
+    case invalidChannelAssignments(String)
 
     package var description: String {
         switch self {
         case let .tooManyPlayers(n): "this engine already has its maximum of \(n) players"
+        case let .rateNotEnabled(why): why
+        case let .invalidRate(r): "rate \(r) is outside 0.5…2.0"
+        case let .invalidChannelAssignments(why): why
         }
     }
 }

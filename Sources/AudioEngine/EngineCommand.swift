@@ -20,4 +20,6 @@ enum EngineCommand: BitwiseCopyable {
     case pan(slot: Int32, matrix: StereoPanner)
     /// New routing of sound channels to device channels (see `ChannelRouting`).
     case routing(slot: Int32, routing: ChannelRouting)
+    /// Turns the voice's meter on (from silence) or off.
+    case metering(slot: Int32, enabled: Bool)
 }

@@ -49,6 +49,8 @@ package final class Player: @unchecked Sendable {
 
     package var state: PlayerState { withControl { p, _ in p.state } ?? .stopped }
     package var isPlaying: Bool { state == .playing || state == .scheduled }
+    /// Why decoding failed, if it did (the text of the last decodeError).
+    package var lastError: String? { withControl { p, _ in p.producer.errorMessage.withLock { $0 } } ?? nil }
     /// Device time of the pending or last scheduled start.
     package var startTime: Double? { withControl { p, _ in p.startTime } ?? nil }
 
@@ -57,20 +59,25 @@ package final class Player: @unchecked Sendable {
     /// Preloads audio so `play` starts at once; true when audio is ready.
     @discardableResult
     package func prepare() -> Bool {
-        let ring: BlockRing? = withControl { p, state in
+        let prepared: (BlockRing, Int)? = withControl { p, state -> (BlockRing, Int)? in
             if p.prepared { return nil }
             let position = currentFrames(p, state)
             p.generation &+= 1
             let generation = p.generation
-            p.producer.request.withLock { $0 = ProducerRequest(generation: generation, seekFrame: Int64(position.rounded(.down)), producing: true) }
+            p.stretching = p.enableRate
+            p.producer.tempo.store((p.enableRate ? p.rate : 1).bitPattern, ordering: .relaxed)
+            let stretching = p.stretching
+            p.producer.request.withLock {
+                $0 = ProducerRequest(generation: generation, seekFrame: Int64(position.rounded(.down)), producing: true, stretching: stretching)
+            }
             engine.send(.flush(slot: slot, generation: generation, position: position.rounded(.down)), in: &state)
             p.pendingSeek = (position.rounded(.down), state.sentCommands)
             p.prepared = true
             if p.state == .idle || p.state == .stopped || p.state == .finished { p.state = .prepared }
-            return p.voice.ring
+            return (p.voice.ring, stretching ? p.producer.stretchAheadBlocks : 8)
         } ?? nil
-        guard let ring else { return withControl { p, _ in p.prepared } ?? false }
-        let wanted = min(8, ring.blockCount - 1)
+        guard let (ring, ahead) = prepared else { return withControl { p, _ in p.prepared } ?? false }
+        let wanted = min(ahead, ring.blockCount - 1)
         _ = engine.waitForAudio(ring, blocks: wanted, timeout: 3)
         let failed = withControl { p, _ in p.producer.errorMessage.withLock { $0 } != nil && ring.filled.count <= 1 } ?? true
         return !failed
@@ -157,7 +164,10 @@ package final class Player: @unchecked Sendable {
             p.generation &+= 1
             let generation = p.generation
             let producing = p.prepared
-            p.producer.request.withLock { $0 = ProducerRequest(generation: generation, seekFrame: Int64(frames), producing: producing) }
+            let stretching = p.stretching
+            p.producer.request.withLock {
+                $0 = ProducerRequest(generation: generation, seekFrame: Int64(frames), producing: producing, stretching: stretching)
+            }
             engine.send(.flush(slot: slot, generation: generation, position: frames), in: &state)
             p.pendingSeek = (frames, state.sentCommands)
         }
@@ -165,26 +175,47 @@ package final class Player: @unchecked Sendable {
 
     // MARK: Parameters
 
-    /// Linear gain 0…1, ramped over ~5 ms so changes never click, landing exactly.
+    /// Linear gain 0…1. Setting it ramps over ~5 ms so changes never click, landing exactly.
+    /// Reading it during a fade (`setVolume(_:fadeDuration:)`) gives the gain playing now;
+    /// otherwise the value last set.
     package var volume: Double {
-        get { withControl { p, _ in p.volume } ?? 0 }
+        get {
+            withControl { p, _ in
+                if let command = p.fadeCommand {
+                    let gain = p.voice.currentGain
+                    if engine.mixer.appliedCommands.load(ordering: .acquiring) < command || gain.ramping {
+                        return Double(gain.value)
+                    }
+                    p.fadeCommand = nil
+                }
+                return p.volume
+            } ?? 0
+        }
         set { setVolume(newValue, fadeDuration: 0) }
     }
 
-    /// Ramps the volume to `volume` over `fadeDuration` seconds, sample-accurately.
+    /// Ramps the volume linearly from the gain playing now to `volume` over `fadeDuration`
+    /// seconds, sample-accurately (0: the ~5 ms smoothing ramp). A new fade or volume change
+    /// takes over from wherever the running one is, without a jump.
     package func setVolume(_ volume: Double, fadeDuration: Double) {
+        guard volume.isFinite else { return }
         let v = min(1, max(0, volume))
-        let frames = fadeDuration > 0 ? Int32(fadeDuration * Double(engine.format.sampleRate)) : Int32(engine.mixer.smoothingFrames)
+        let isFade = fadeDuration.isFinite && fadeDuration > 0
+        let frames = isFade
+            ? Int32(min(Double(Int32.max), max(1, (fadeDuration * Double(engine.format.sampleRate)).rounded())))
+            : Int32(engine.mixer.smoothingFrames)
         withControl { p, state in
             p.volume = v
             engine.send(.gain(slot: slot, target: Float(v), frames: frames), in: &state)
+            p.fadeCommand = isFade ? state.sentCommands : nil
         }
     }
 
-    /// Stereo position −1…1 (StereoPannerNode law).
+    /// Stereo position −1…1 (StereoPannerNode law), ramped over ~5 ms.
     package var pan: Double {
         get { withControl { p, _ in p.pan } ?? 0 }
         set {
+            guard newValue.isFinite else { return }
             let v = min(1, max(-1, newValue))
             withControl { p, state in
                 p.pan = v
@@ -199,15 +230,110 @@ package final class Player: @unchecked Sendable {
         set { withControl { p, _ in p.producer.numberOfLoops.store(newValue, ordering: .relaxed) } }
     }
 
-    /// Output channel for each sound channel; nil for the default mapping.
-    package var channelAssignments: [Int]? {
-        get { withControl { p, _ in p.channelAssignments } ?? nil }
+    // MARK: Rate
+
+    /// AVAudioPlayer's enableRate: must be true when the player is prepared for `rate` to
+    /// work (the time-stretcher is set up at prepare; without it rate 1 costs nothing).
+    /// Changing it takes effect at the next prepare.
+    package var enableRate: Bool {
+        get { withControl { p, _ in p.enableRate } ?? false }
+        set { withControl { p, _ in p.enableRate = newValue } }
+    }
+
+    /// Playback speed 0.5…2.0 with the pitch preserved; `currentTime` advances at rate × real
+    /// time. Setting it ignores values `setRate` would reject — use `setRate` for the error.
+    package var rate: Double {
+        get { withControl { p, _ in p.rate } ?? 1 }
+        set { try? setRate(newValue) }
+    }
+
+    /// Sets the playback speed. While playing, the change starts at the next block the
+    /// decode worker converts (~20 ms ahead of the output), smoothly. Throws
+    /// `EngineError.invalidRate` outside 0.5…2.0 and `EngineError.rateNotEnabled` unless
+    /// `enableRate` is true and was true when the player was last prepared.
+    package func setRate(_ rate: Double) throws(EngineError) {
+        guard rate.isFinite, TimeStretcher.tempoRange.contains(rate) else { throw .invalidRate(rate) }
+        let failure: EngineError? = withControl { p, _ -> EngineError? in
+            guard p.enableRate else {
+                return .rateNotEnabled("rate needs enableRate: true, set before prepare")
+            }
+            if p.prepared && !p.stretching {
+                return .rateNotEnabled("enableRate was false when the player was prepared: stop it and prepare it again to change the rate")
+            }
+            p.rate = rate
+            p.producer.tempo.store(rate.bitPattern, ordering: .relaxed)
+            return nil
+        } ?? nil
+        if let failure { throw failure }
+    }
+
+    // MARK: Metering
+
+    /// Whether the player meters its output (off by default; off costs nothing).
+    package var meteringEnabled: Bool {
+        get { withControl { p, _ in p.meteringEnabled } ?? false }
         set {
             withControl { p, state in
-                p.channelAssignments = newValue
-                let routing = ChannelRouting.make(soundChannels: p.soundChannels, deviceChannels: engine.format.channels, assignments: newValue)
-                engine.send(.routing(slot: slot, routing: routing), in: &state)
+                guard p.meteringEnabled != newValue else { return }
+                p.meteringEnabled = newValue
+                engine.send(.metering(slot: slot, enabled: newValue), in: &state)
             }
+        }
+    }
+
+    /// One reading per output channel of the device: the player's own contribution after
+    /// volume, pan and channel assignments, over the most recent ~50 ms (SPEC 2.2). All −160
+    /// while metering is off.
+    package var meterReadings: [MeterReading] {
+        let channels = engine.format.channels
+        return withControl { p, _ in
+            guard p.meteringEnabled else { return [MeterReading](repeating: .silence, count: channels) }
+            return (0..<channels).map { p.voice.meter.reading(channel: $0) }
+        } ?? [MeterReading](repeating: .silence, count: channels)
+    }
+
+    /// The RMS level of output `channel` in dBFS (−160 for silence, metering off or no such channel).
+    package func averagePower(forChannel channel: Int) -> Double {
+        withControl { p, _ in p.meteringEnabled ? p.voice.meter.reading(channel: channel).averagePower : MeterReading.floor } ?? MeterReading.floor
+    }
+
+    /// The peak level of output `channel` in dBFS (−160 for silence, metering off or no such channel).
+    package func peakPower(forChannel channel: Int) -> Double {
+        withControl { p, _ in p.meteringEnabled ? p.voice.meter.reading(channel: channel).peakPower : MeterReading.floor } ?? MeterReading.floor
+    }
+
+    // MARK: Channels
+
+    /// Output channel for each sound channel; nil for the default mapping. Setting it ignores
+    /// assignments `setChannelAssignments` would reject — use that for the error.
+    package var channelAssignments: [Int]? {
+        get { withControl { p, _ in p.channelAssignments } ?? nil }
+        set { try? setChannelAssignments(newValue) }
+    }
+
+    /// Routes each sound channel to an output channel (nil: the default mapping). Throws
+    /// `EngineError.invalidChannelAssignments` unless there is one entry per sound channel
+    /// and each is an output channel of the device.
+    package func setChannelAssignments(_ assignments: [Int]?) throws(EngineError) {
+        if let assignments {
+            let channels = engine.format.channels
+            guard assignments.count == numberOfChannels else {
+                throw .invalidChannelAssignments(
+                    "channelAssignments needs one entry per sound channel (\(numberOfChannels)), got \(assignments.count)")
+            }
+            guard assignments.count <= ChannelRouting.maximumChannels else {
+                throw .invalidChannelAssignments(
+                    "channelAssignments works for sounds of up to \(ChannelRouting.maximumChannels) channels; this one has \(numberOfChannels)")
+            }
+            if let bad = assignments.firstIndex(where: { $0 < 0 || $0 >= channels }) {
+                throw .invalidChannelAssignments(
+                    "channelAssignments[\(bad)] = \(assignments[bad]) is not an output channel (the device has \(channels): 0…\(channels - 1))")
+            }
+        }
+        withControl { p, state in
+            p.channelAssignments = assignments
+            let routing = ChannelRouting.make(soundChannels: p.soundChannels, deviceChannels: engine.format.channels, assignments: assignments)
+            engine.send(.routing(slot: slot, routing: routing), in: &state)
         }
     }
 }

@@ -13,6 +13,14 @@ struct PlayerControl {
     var volume: Double = 1
     var pan: Double = 0
     var channelAssignments: [Int]? = nil
+    /// AVAudioPlayer's enableRate: takes effect at the next prepare.
+    var enableRate = false
+    var rate: Double = 1
+    /// The time-stretcher runs: `enableRate` was true at the last prepare.
+    var stretching = false
+    var meteringEnabled = false
+    /// The command number of the last fade (a volume ramp with a duration) that may still run.
+    var fadeCommand: Int? = nil
     var startTime: Double? = nil
     /// A seek the render thread has not applied yet: (target in source frames, command number).
     var pendingSeek: (frames: Double, command: Int)? = nil

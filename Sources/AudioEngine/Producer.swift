@@ -9,18 +9,29 @@ struct ProducerRequest: Sendable, Equatable {
     var generation: UInt32 = 0
     var seekFrame: Int64 = 0
     var producing = false
+    /// Run the time-stretcher (the player was prepared with `enableRate`).
+    var stretching = false
 }
 
-/// The decode side of one player: decodes, loops, resamples to the device rate and fills
-/// the voice's block ring ahead of the mixer.
+/// The decode side of one player: decodes, loops, resamples to the device rate (fixed
+/// ratio), time-stretches (when the player was prepared with `enableRate`) and fills the
+/// voice's block ring ahead of the mixer.
 ///
-/// Thread rules: `request`, `numberOfLoops` and `errorMessage` are shared (Mutex/atomic);
-/// everything else belongs to the one decode worker the producer is assigned to.
+/// Each block carries the source position of its first frame and the source frames per
+/// output frame (`BlockHeader.sourceStep` = tempo × source rate / device rate); the
+/// stretcher's output → input mapping makes both exact across tempo changes, and a block
+/// never straddles a tempo change.
+///
+/// Thread rules: `request`, `numberOfLoops`, `tempo` and `errorMessage` are shared
+/// (Mutex/atomic); everything else belongs to the one decode worker the producer is
+/// assigned to.
 final class Producer: @unchecked Sendable {
     let ring: BlockRing
     let request = Mutex(ProducerRequest())
     /// AVAudioPlayer's numberOfLoops: 0 once, n > 0 n+1 times, negative forever.
     let numberOfLoops = Atomic<Int>(0)
+    /// The playback rate (Double bits), picked up at the next block boundary while stretching.
+    let tempo = Atomic<UInt64>(1.0.bitPattern)
     /// The decoder's error when the stream ended with an error block.
     let errorMessage = Mutex<String?>(nil)
 
@@ -28,7 +39,15 @@ final class Producer: @unchecked Sendable {
     private let decoder: any AudioDecoder
     private let resampler: Resampler?
     private let sourceChannels: Int
-    private let sourceStep: Double
+    /// Source frames per device frame before time-stretching.
+    private let sourceRatio: Double
+    private let deviceRate: Int
+    private var stretcher: TimeStretcher?
+    private var stretchError: (any Error)?
+    private var upstreamEnded = false
+    private let stretchBuffer: UnsafeMutablePointer<Float>
+    /// Blocks queued ahead of the mixer while stretching (~100 ms) instead of the whole ring.
+    let stretchAheadBlocks: Int
     private let sourceLength: Int64
     private var generation: UInt32 = 0
     private var started = false
@@ -49,15 +68,21 @@ final class Producer: @unchecked Sendable {
         let settings = decoder.settings
         sourceChannels = settings.numberOfChannels
         sourceLength = decoder.frameCount
-        sourceStep = Double(settings.sampleRate) / Double(deviceRate)
+        sourceRatio = Double(settings.sampleRate) / Double(deviceRate)
+        self.deviceRate = deviceRate
         resampler = settings.sampleRate == deviceRate
             ? nil
             : try Resampler(channels: sourceChannels, inputRate: settings.sampleRate, outputRate: deviceRate)
         sourceCapacity = ring.blockFrames
         sourceBuffer = .allocate(capacity: sourceCapacity * sourceChannels)
+        stretchBuffer = .allocate(capacity: ring.blockFrames * sourceChannels)
+        stretchAheadBlocks = min(ring.blockCount, max(3, deviceRate / 10 / ring.blockFrames + 1))
     }
 
-    deinit { sourceBuffer.deallocate() }
+    deinit {
+        sourceBuffer.deallocate()
+        stretchBuffer.deallocate()
+    }
 
     /// Fills up to `maximumBlocks` blocks; returns how many it queued. Worker thread only.
     func fill(maximumBlocks: Int) -> Int {
@@ -68,15 +93,27 @@ final class Producer: @unchecked Sendable {
         guard wanted.producing, !finished else { return 0 }
         var queued = 0
         while queued < maximumBlocks {
+            // While stretching, stay only ~100 ms ahead so a rate change is heard soon.
+            if stretcher != nil && ring.filled.count >= stretchAheadBlocks { break }
             if block < 0 {
                 guard let b = ring.free.pop() else { break }
                 block = b
             }
+            var frames = ring.blockFrames
+            var step = sourceRatio
+            if let stretcher {
+                let t = Double(bitPattern: tempo.load(ordering: .relaxed))
+                if t != stretcher.tempo { stretcher.setTempo(t) }
+                if let corner = stretcher.nextCorner(afterOutputFrame: streamFrame) {
+                    frames = min(frames, Int(corner - streamFrame))
+                }
+                step = stretcher.tempo(atOutputFrame: Double(streamFrame)) * sourceRatio
+            }
             let header = UnsafeMutablePointer(ring.headers + Int(block))
             header.pointee = BlockHeader(frames: 0, flags: 0, generation: generation, streamFrame: streamFrame,
-                                         sourceFrame: sourcePosition(atStream: streamFrame), sourceStep: sourceStep)
+                                         sourceFrame: sourcePosition(atStream: streamFrame), sourceStep: step)
             do {
-                let n = try produce(into: ring.samples(block), frames: ring.blockFrames)
+                let n = try produce(into: ring.samples(block), frames: frames)
                 if n == 0 {
                     header.pointee.flags = BlockHeader.end
                     finished = true
@@ -108,7 +145,9 @@ final class Producer: @unchecked Sendable {
         finished = false
         sourceOffset = 0
         sourceFill = 0
+        upstreamEnded = false
         try? resampler?.reset()
+        setUpStretcher(wanted.stretching)
         do {
             try decoder.seek(toFrame: seekFrame)
         } catch {
@@ -117,15 +156,60 @@ final class Producer: @unchecked Sendable {
         }
     }
 
+    /// Creates, resets or drops the time-stretcher for a restart. A player prepared without
+    /// `enableRate` has none: rate 1 costs nothing.
+    private func setUpStretcher(_ wanted: Bool) {
+        stretchError = nil
+        guard wanted else {
+            stretcher = nil
+            return
+        }
+        let t = Double(bitPattern: tempo.load(ordering: .relaxed))
+        if let stretcher {
+            stretcher.reset()
+            stretcher.setTempo(t)
+            return
+        }
+        do {
+            stretcher = try TimeStretcher(channels: sourceChannels, sampleRate: deviceRate, tempo: t)
+        } catch {
+            stretchError = error
+        }
+    }
+
     /// The source frame (within one pass) that plays at `stream` frames after the start.
     private func sourcePosition(atStream stream: Int64) -> Double {
-        let raw = Double(seekFrame) + Double(stream) * sourceStep
+        let converted = stretcher?.inputPosition(ofOutputFrame: Double(stream)) ?? Double(stream)
+        let raw = Double(seekFrame) + converted * sourceRatio
         guard sourceLength > 0 else { return raw }
         return raw.truncatingRemainder(dividingBy: Double(sourceLength))
     }
 
-    /// Produces up to `frames` frames at the device rate; 0 only at the end of the stream.
+    /// Produces up to `frames` frames for the mixer; 0 only at the end of the stream.
     private func produce(into out: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        if let stretchError { throw stretchError }
+        guard let stretcher else { return try produceConverted(into: out, frames: frames) }
+        let ch = sourceChannels
+        var produced = 0
+        while produced < frames {
+            let n = stretcher.receive(into: out + produced * ch, maximumFrames: frames - produced)
+            produced += n
+            if n > 0 { continue }
+            if upstreamEnded { break }
+            let m = try produceConverted(into: stretchBuffer, frames: ring.blockFrames)
+            if m == 0 {
+                upstreamEnded = true
+                stretcher.finish()
+            } else {
+                stretcher.put(stretchBuffer, frames: m)
+            }
+        }
+        return produced
+    }
+
+    /// Produces up to `frames` frames at the device rate, before time-stretching; 0 only at
+    /// the end of the stream.
+    private func produceConverted(into out: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let ch = sourceChannels
         guard let resampler else {
             var produced = 0

@@ -2,8 +2,8 @@ import AudioCore
 import AudioDSP
 import Synchronization
 
-/// The mixer's side of one player: its block ring, its gain, pan and routing state, and
-/// the values it publishes for the control plane.
+/// The mixer's side of one player: its block ring, its gain, pan and routing state, its
+/// stage chain (metering), and the values it publishes for the control plane.
 ///
 /// Thread rules: fields marked "render" are touched only by the render thread (after the
 /// voice is attached). Atomics are written by the render thread and read by anyone.
@@ -33,6 +33,13 @@ final class Voice: @unchecked Sendable {
     var matrixTarget = StereoPanner(ll: 1, rl: 0, lr: 0, rr: 1)
     var matrixRemaining = 0
     var routing: ChannelRouting
+    /// Stages after gain, pan and routing (see `VoiceChain`).
+    var chain: VoiceChain
+    /// The chain's meter, for the control plane's reads (`Meter.reading`).
+    let meter: Meter
+    /// The player's contribution for one cycle when a stage is active (device channels).
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchFrames: Int
 
     // published by the render thread
     /// Position in the sound, in source frames, as Double bits.
@@ -45,13 +52,31 @@ final class Voice: @unchecked Sendable {
     let startedCount = Atomic<UInt32>(0)
     /// Cycles in which the voice had no audio ready while playing.
     let starvedCycles = Atomic<Int>(0)
+    /// The gain of the next frame (Float bits, low 32 bits) and whether a ramp is running
+    /// (bit 32), as of the last cycle or gain command.
+    let publishedGain = Atomic<UInt64>(UInt64(Float(1).bitPattern))
 
-    init(ring: BlockRing, soundChannels: Int, sourceLength: Double, routing: ChannelRouting) {
+    /// `deviceChannels`, `maximumFrames` (a period) and `sampleRate` size the stage chain.
+    init(ring: BlockRing, soundChannels: Int, sourceLength: Double, routing: ChannelRouting,
+         deviceChannels: Int, maximumFrames: Int, sampleRate: Int) {
         self.ring = ring
         self.soundChannels = soundChannels
         self.sourceLength = sourceLength
         self.routing = routing
+        meter = Meter(channels: deviceChannels, sampleRate: sampleRate)
+        chain = VoiceChain(meter: meter)
+        scratchFrames = maximumFrames
+        scratch = .allocate(capacity: maximumFrames * deviceChannels)
+        scratch.initialize(repeating: 0, count: maximumFrames * deviceChannels)
     }
 
+    deinit { scratch.deallocate() }
+
     var positionFrames: Double { Double(bitPattern: position.load(ordering: .acquiring)) }
+
+    /// Any thread: the current gain and whether it is ramping (a fade or smoothing).
+    var currentGain: (value: Float, ramping: Bool) {
+        let bits = publishedGain.load(ordering: .acquiring)
+        return (Float(bitPattern: UInt32(bits & 0xFFFF_FFFF)), bits >> 32 != 0)
+    }
 }

@@ -38,4 +38,41 @@ import TestSupport
         #expect(array.count == 1000)
         #expect(counted >= 1)
     }
+
+    @Test func renderLoopAllocatesNothingWithRateMeteringAndFades() throws {
+        let f = try EngineFixture()
+        let noise = try f.wav("noise", Signals.noise(frames: 48_000, channels: 2), channels: 2)
+        let mp3 = try f.mp3("tone", Signals.sine(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 44_100), rate: 44_100)
+        var players: [Player] = []
+        for i in 0..<16 {
+            let p = try f.player(i % 2 == 0 ? noise : mp3)
+            p.numberOfLoops = -1
+            p.pan = Double(i) / 8 - 1
+            p.enableRate = i % 4 != 3
+            if p.enableRate { try p.setRate(0.5 + Double(i) / 10) }
+            p.meteringEnabled = i % 2 == 0
+            players.append(p)
+        }
+        #expect(f.engine.play(players, atTime: 0).ok)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256 * 2)
+        defer { buffer.deallocate() }
+        f.engine.render(frames: 256, into: buffer)
+        for (i, p) in players.enumerated() { p.setVolume(i % 2 == 0 ? 0.2 : 0.9, fadeDuration: 1 + Double(i) / 4) }
+        players[5].pan = 0.3
+        players[6].meteringEnabled = false
+        players[7].meteringEnabled = true
+        alloc_counter_begin()
+        for _ in 0..<5_000 { f.engine.render(frames: 256, into: buffer) }
+        var allocations = alloc_counter_end()
+        // Control-plane changes mid-run (they may allocate; the render calls after them may not).
+        try players[0].setRate(1.7)
+        players[2].setVolume(1, fadeDuration: 0.5)
+        players[4].meteringEnabled = false
+        alloc_counter_begin()
+        for _ in 0..<5_000 { f.engine.render(frames: 256, into: buffer) }
+        allocations += alloc_counter_end()
+        #expect(allocations == 0, "\(allocations) allocations in 10,000 periods")
+        #expect(players.allSatisfy { $0.isPlaying })
+        #expect(players[0].peakPower(forChannel: 0) > -20)
+    }
 }
