@@ -31,9 +31,11 @@ test-debug:
 test-release:
 	$(SWIFT) test -c release --filter RealtimeAllocationTests
 
+## The server on http://127.0.0.1:8080/ with --output auto and ./media (generated if missing).
 run: deps
+	@[ -d media ] || scripts/make-sample-media.sh media
 	$(SWIFT) build -c release --product tonearm
-	.build/release/tonearm $(ARGS)
+	.build/release/tonearm serve --output auto --media-root ./media $(ARGS)
 
 bench: deps
 	$(SWIFT) build -c release --product tonearm-bench

@@ -60,6 +60,8 @@ let package = Package(
                     dependencies: ["AudioEngine", "AudioDecoding", "AudioOutput", "TestSupport", "CAllocCounter"],
                     swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: strict),
+        /// End to end: drives the real `tonearm` binary over HTTP.
+        .testTarget(name: "TonearmAPITests", dependencies: ["TestSupport", "JSON"], swiftSettings: strict),
     ]
 )

@@ -4,6 +4,7 @@ import Foundation
 package enum Shell {
     package struct Failed: Error, CustomStringConvertible {
         package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// Runs `arguments` (looked up on PATH) and returns stdout; throws when it exits non-zero.

@@ -1,0 +1,68 @@
+import AudioDecoding
+import AudioEngine
+import JSON
+
+/// The JSON forms of players and their events (SPEC 2.2 and 4). Any thread.
+enum PlayerJSON {
+    /// The full player object.
+    static func player(_ m: ManagedPlayer) -> JSONValue {
+        let p = m.player
+        let s = p.settings
+        var settings: JSONObject = [
+            "formatID": .string(s.formatID), "sampleRate": .int(Int64(s.sampleRate)),
+            "numberOfChannels": .int(Int64(s.numberOfChannels)), "bitRate": .int(Int64(s.bitRate)),
+        ]
+        if let depth = s.bitDepth { settings["bitDepth"] = .int(Int64(depth)) }
+        settings["channelLayout"] = .string(s.channelLayout)
+        var metadata = JSONObject()
+        if let t = p.metadata.title { metadata["title"] = .string(t) }
+        if let a = p.metadata.artist { metadata["artist"] = .string(a) }
+        if let a = p.metadata.album { metadata["album"] = .string(a) }
+        if p.metadata.artwork != nil { metadata["artworkURL"] = .string("/api/v1/players/\(p.id)/artwork") }
+        let state = p.state
+        let o: JSONObject = [
+            "id": .string(p.id),
+            "url": m.source.url.map { .string($0) } ?? .null,
+            "hasData": .bool(m.source.url == nil),
+            "playing": .bool(state == .playing || state == .scheduled),
+            "state": .string(state.rawValue),
+            "volume": .double(p.volume),
+            "pan": .double(p.pan),
+            "enableRate": .bool(p.enableRate),
+            "rate": .double(p.rate),
+            "numberOfLoops": .int(Int64(p.numberOfLoops)),
+            "meteringEnabled": .bool(p.meteringEnabled),
+            "currentTime": .double(p.currentTime),
+            "duration": .double(p.duration),
+            "numberOfChannels": .int(Int64(p.numberOfChannels)),
+            "channelAssignments": p.channelAssignments.map { .array($0.map { .int(Int64($0)) }) } ?? .null,
+            "settings": .object(settings),
+            "deviceCurrentTime": .double(p.deviceCurrentTime),
+            "startTime": p.startTime.map { .double($0) } ?? .null,
+            "metadata": .object(metadata),
+        ]
+        return .object(o)
+    }
+
+    /// `player.state` data.
+    static func state(_ p: Player) -> JSONValue {
+        let state = p.state
+        return [
+            "id": .string(p.id), "state": .string(state.rawValue), "playing": .bool(state == .playing || state == .scheduled),
+            "currentTime": .double(p.currentTime), "deviceCurrentTime": .double(p.deviceCurrentTime),
+        ]
+    }
+
+    /// `player.progress` data.
+    static func progress(_ p: Player) -> JSONValue {
+        ["id": .string(p.id), "currentTime": .double(p.currentTime), "duration": .double(p.duration),
+         "deviceCurrentTime": .double(p.deviceCurrentTime)]
+    }
+
+    /// The meter channels array: `[{averagePower, peakPower}, …]`.
+    static func meterChannels(_ p: Player) -> JSONValue {
+        .array(p.meterReadings.map { reading -> JSONValue in
+            ["averagePower": .double(reading.averagePower), "peakPower": .double(reading.peakPower)]
+        })
+    }
+}

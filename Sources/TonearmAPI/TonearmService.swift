@@ -1,0 +1,154 @@
+import AudioCore
+import AudioDecoding
+import AudioEngine
+import Foundation
+import HTTPServer
+import JSON
+import Logging
+import Synchronization
+
+/// The REST resources, event feed, security and persistence of SPEC 3 and 4: maps HTTP
+/// requests to the engine. Handlers run on microhttpd connection threads and reach the
+/// engine through its own lock; the registry of players is behind `players`.
+package final class TonearmService: Sendable {
+    let engine: Engine
+    let configuration: APIConfiguration
+    let store: StateStore
+    let media: MediaLibrary
+    let feed = EventFeed()
+    let requestGuard: RequestGuard
+    let logger: Logger
+    /// Players by id, in creation order.
+    let players = Mutex<[ManagedPlayer]>([])
+    private let running = Atomic<Bool>(true)
+    private let tickerDone = PosixSemaphore()
+
+    package init(engine: Engine, configuration: APIConfiguration, logger: Logger) throws {
+        self.engine = engine
+        self.configuration = configuration
+        self.logger = logger
+        store = try StateStore(root: configuration.stateDirectory)
+        media = MediaLibrary(roots: configuration.mediaRoots)
+        requestGuard = RequestGuard(token: configuration.token, extraHosts: configuration.allowedHosts)
+        engine.setEventHandler { [weak self] event in self?.engineEvent(event) }
+        let ticker = Thread { [weak self] in TonearmService.tickerLoop(self) }
+        ticker.name = "tonearm-events"
+        ticker.start()
+    }
+
+    /// Stops the event ticker. The engine and server are stopped by their owners.
+    package func shutdown() {
+        running.store(false, ordering: .releasing)
+    }
+
+    // MARK: Players registry
+
+    func find(_ id: String) throws(APIError) -> ManagedPlayer {
+        guard let m = players.withLock({ $0.first { $0.id == id } }) else {
+            throw .notFound("no player with id '\(id)'")
+        }
+        return m
+    }
+
+    func persist(_ m: ManagedPlayer) {
+        store.save(id: m.id, source: m.source, settings: m.settings, createdAt: m.createdAt)
+    }
+
+    /// Re-creates the saved players (not playing). Sounds that are gone are logged and dropped.
+    package func restore() {
+        for saved in store.load() {
+            do {
+                let source: PlayerSource
+                if let upload = saved.uploadPath {
+                    source = .upload(path: upload)
+                } else if let url = saved.url {
+                    let resolved = try media.resolve(url)
+                    source = .file(path: resolved.path, url: resolved.url)
+                } else { continue }
+                var reader = try JSONObjectReader(saved.settings)
+                let settings = try PlayerSettings(reading: &reader)
+                _ = try createPlayer(id: saved.id, source: source, settings: settings, createdAt: saved.createdAt, persist: false)
+            } catch {
+                logger.warning("could not restore player '\(saved.id)': \(error)")
+            }
+        }
+    }
+
+    // MARK: Events
+
+    private func engineEvent(_ event: EngineEvent) {
+        switch event {
+        case let .stateChanged(id, _):
+            if let m = players.withLock({ $0.first { $0.id == id } }) {
+                feed.publish("player.state", PlayerJSON.state(m.player), playerID: id)
+                if case .finished = m.player.state { persist(m) }
+            }
+        case let .finished(id, successfully):
+            feed.publish("player.finished", ["id": .string(id), "successfully": .bool(successfully)], playerID: id)
+        case let .decodeError(id, message):
+            feed.publish("player.decodeError", ["id": .string(id), "error": .string(message)], playerID: id)
+        }
+    }
+
+    /// The events thread: progress and meter events at each subscriber's interval, and a
+    /// device.state event when the device's health changes.
+    private static func tickerLoop(_ service: TonearmService?) {
+        weak let weakService = service
+        var lastDevice: (Int, String?) = (0, nil)
+        var lastDeviceCheck = 0.0
+        while true {
+            do {
+                guard let s = weakService, s.running.load(ordering: .acquiring) else { return }
+                let now = MonotonicClock.seconds
+                let due = s.feed.due(now: now)
+                if due.progress || due.meters {
+                    let list = s.players.withLock { $0 }
+                    var progress: [(String, String)] = []
+                    var meters: [(String, String)] = []
+                    for m in list where m.player.isPlaying || m.player.state == .paused {
+                        if due.progress { progress.append((m.id, PlayerJSON.progress(m.player).serializedString(.compact))) }
+                        if due.meters && m.player.meteringEnabled {
+                            meters.append((m.id, (["id": .string(m.id), "channels": PlayerJSON.meterChannels(m.player)] as JSONValue).serializedString(.compact)))
+                        }
+                    }
+                    s.feed.tick(now: now, progress: progress, meters: meters)
+                }
+                if now - lastDeviceCheck >= 1 {
+                    lastDeviceCheck = now
+                    let device = (s.engine.xruns, s.engine.deviceError)
+                    if device.0 != lastDevice.0 || device.1 != lastDevice.1 {
+                        lastDevice = device
+                        s.feed.publish("device.state", s.deviceJSON(), playerID: nil)
+                    }
+                }
+            }
+            usleep(20_000)
+        }
+    }
+
+    func deviceJSON() -> JSONValue {
+        let output = engine.outputDescription
+        var o: JSONObject = [
+            "sampleRate": .int(Int64(engine.format.sampleRate)), "channels": .int(Int64(engine.format.channels)),
+            "deviceCurrentTime": .double(engine.deviceCurrentTime), "outputLatency": .double(engine.outputLatency),
+            "periodFrames": .int(Int64(engine.periodFrames)),
+            "output": ["kind": .string(output.kind), "name": .string(output.name)],
+            "state": .string(engine.deviceError == nil ? "running" : "failed"),
+            "xruns": .int(Int64(engine.xruns)),
+        ]
+        if let error = engine.deviceError { o["error"] = .string(error) }
+        return .object(o)
+    }
+}
+
+extension MonotonicClock {
+    /// CLOCK_MONOTONIC in seconds.
+    static var seconds: Double { Double(nanoseconds()) / 1e9 }
+}
+
+extension TonearmService {
+    /// Writes every player's record (at shutdown, so positions survive a restart).
+    package func persistAll() {
+        for m in players.withLock({ $0 }) { persist(m) }
+    }
+}
