@@ -6,9 +6,10 @@ SWIFT ?= swift
 # Build libraries, plus the tools the tests and benchmarks drive (fixtures, the real ALSA path).
 APT_PACKAGES := pkg-config libasound2-dev libmpg123-dev libsndfile1-dev libsoxr-dev \
 	libsoundtouch-dev libjansson-dev libmicrohttpd-dev \
-	sox libsox-fmt-mp3 lame mpg123 ffmpeg pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
+	sox libsox-fmt-mp3 lame mpg123 ffmpeg pulseaudio pulseaudio-utils libasound2-plugins alsa-utils \
+	curl python3-pip
 
-.PHONY: deps build test test-debug test-release run bench clean
+.PHONY: deps build test test-debug test-api test-browser test-release run bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -21,12 +22,20 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Every test: the debug suite, then the real-time allocation check in a release build.
-test: deps test-debug test-release
+## Every test: the Swift suites (engine, decoders, outputs, HTTP, end-to-end API), the
+## OpenAPI document under schemathesis, the control page in headless Chromium, and the
+## real-time allocation check in a release build.
+test: deps test-debug test-api test-browser test-release
 
 test-debug:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+test-api:
+	Tests/API/run-schemathesis.sh
+
+test-browser:
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm Tests/Browser/run.sh
 
 test-release:
 	$(SWIFT) test -c release --filter RealtimeAllocationTests

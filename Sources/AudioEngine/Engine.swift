@@ -30,6 +30,8 @@ package final class Engine: @unchecked Sendable {
     /// Seconds of audio each player's ring holds ahead of the mixer.
     static let ringSeconds = 0.5
     static let blockFrames = 1024
+    /// The latest device time a start may be scheduled for (about 31 years).
+    package static let maximumDeviceTime = 1e9
 
     /// A real-time engine playing to `sink`. Call `start()` to open the device.
     package convenience init(sink: any OutputSink, maximumPlayers: Int = 256, decodeThreads: Int = 2) {
@@ -173,7 +175,9 @@ package final class Engine: @unchecked Sendable {
         for p in players where !p.prepare() {
             return PlayResult(ok: false, startTime: nil, lateBy: 0)
         }
-        let startFrame = Int64((time * Double(format.sampleRate)).rounded())
+        // A time the device clock cannot reach (or not a number) is pinned to the range, never trapped on.
+        let seconds = time.isFinite ? min(max(time, 0), Engine.maximumDeviceTime) : 0
+        let startFrame = Int64((seconds * Double(format.sampleRate)).rounded())
         let late = control.withLock { state -> Int64 in
             for p in players { p.sendPlay(startFrame: startFrame, startTime: time, in: &state) }
             return mixer.nextFrame.load(ordering: .acquiring) - startFrame

@@ -68,7 +68,7 @@ package final class Player: @unchecked Sendable {
             p.producer.tempo.store((p.enableRate ? p.rate : 1).bitPattern, ordering: .relaxed)
             let stretching = p.stretching
             p.producer.request.withLock {
-                $0 = ProducerRequest(generation: generation, seekFrame: Int64(position.rounded(.down)), producing: true, stretching: stretching)
+                $0 = ProducerRequest(generation: generation, seekFrame: Int64(max(0, min(position, Double(frameCount))).rounded(.down)), producing: true, stretching: stretching)
             }
             engine.send(.flush(slot: slot, generation: generation, position: position.rounded(.down)), in: &state)
             p.pendingSeek = (position.rounded(.down), state.sentCommands)
@@ -160,7 +160,7 @@ package final class Player: @unchecked Sendable {
 
     private func seek(to seconds: Double) {
         withControl { p, state in
-            let frames = max(0, min(Double(frameCount), (seconds * sampleRate).rounded()))
+            let frames = seconds.isFinite ? max(0, min(Double(frameCount), (seconds * sampleRate).rounded())) : 0
             p.generation &+= 1
             let generation = p.generation
             let producing = p.prepared

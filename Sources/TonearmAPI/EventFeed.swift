@@ -42,11 +42,19 @@ final class EventFeed: Sendable {
     }
 
     private struct State {
-        var nextID = 1
+        /// Ids continue across restarts (they start from the wall clock in milliseconds), so a
+        /// client's Last-Event-ID from an earlier run is recognised as such.
+        let firstID: Int
+        var nextID: Int
         var ring: [Record] = []
         /// The id of the newest record pushed out of the ring (0: none yet).
         var evicted = 0
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
+
+        init() {
+            firstID = Int(Date().timeIntervalSince1970 * 1000)
+            nextID = firstID
+        }
     }
 
     static let ringCapacity = 1024
@@ -77,7 +85,8 @@ final class EventFeed: Sendable {
         let resyncEvents: [(String, JSONValue, String?)]
         let needsResync = state.withLock { s -> Bool in
             guard let last = lastEventID else { return false }
-            return last < s.evicted
+            // Missed events fell out of the ring, or the id is from another run of the server.
+            return last < s.evicted || last < s.firstID - 1 || last >= s.nextID
         }
         resyncEvents = needsResync ? resync() : []
         state.withLock { s in

@@ -4,8 +4,8 @@ import HTTPServer
 /// The security rules of SPEC 3, checked before routing: the Host header must name this
 /// server (DNS-rebinding defence), `/api/v1` needs the bearer token when one is set (the
 /// event stream also takes `?access_token=`), and requests that change state must carry
-/// a JSON or audio Content-Type so a foreign page cannot drive the server with a simple
-/// form post. Any thread; immutable.
+/// a JSON (or, for uploads, audio) Content-Type so a foreign page cannot drive the server
+/// with a simple form post (`checkContentType`, applied by each route). Any thread; immutable.
 struct RequestGuard: Sendable {
     let token: String?
     let allowedHosts: Set<String>
@@ -45,17 +45,21 @@ struct RequestGuard: Sendable {
                 return APIError.unauthorized("the token is not valid").response
             }
         }
-        if ["POST", "PUT", "PATCH"].contains(request.method) {
-            let type = (request.contentType ?? "").lowercased()
-            let isJSON = type == "application/json" || type.hasSuffix("+json")
-            let isAudio = type.hasPrefix("audio/") || type == "application/octet-stream"
-            if !isJSON && !isAudio {
-                let given = request.contentType.map { "'\($0)'" } ?? "none"
-                return APIError.unsupportedMediaType("\(request.method) \(request.path) needs Content-Type: application/json"
-                                                     + " (or an audio type for uploads); got \(given)").response
-            }
-        }
         return nil
+    }
+
+    /// The content-type rule for a routed request that changes state: JSON, or audio bytes
+    /// where the route takes uploads. Checked before the handler runs (after routing, so an
+    /// unknown method still gets its 405).
+    static func checkContentType(_ request: HTTPRequest, acceptsAudio: Bool) throws(APIError) {
+        guard ["POST", "PUT", "PATCH"].contains(request.method) else { return }
+        let type = (request.contentType ?? "").lowercased()
+        let isJSON = type == "application/json" || type.hasSuffix("+json")
+        let isAudio = type.hasPrefix("audio/") || type == "application/octet-stream"
+        if isJSON || (acceptsAudio && isAudio) { return }
+        let given = request.contentType.map { "'\($0)'" } ?? "none"
+        throw .unsupportedMediaType("\(request.method) \(request.path) needs Content-Type: application/json"
+                                    + (acceptsAudio ? " (or the audio bytes with an audio/* type)" : "") + "; got \(given)")
     }
 
     private func hostIsAllowed(_ header: String) -> Bool {

@@ -9,11 +9,14 @@ extension TonearmService {
     package func register(on server: HTTPServer) throws {
         let guardRules = requestGuard
         server.beforeRoute = { guardRules.check($0) }
-        func route(_ method: String, _ path: String, body: RequestBody = .buffered(),
+        func route(_ method: String, _ path: String, body: RequestBody = .buffered(), acceptsAudio: Bool = false,
                    _ handler: @escaping @Sendable (TonearmService) -> (HTTPRequest) throws(APIError) -> HTTPResponse) {
             server.route(method, path, body: body) { [weak self] request in
                 guard let self else { return APIError.unavailable("the server is shutting down").response }
-                do throws(APIError) { return try handler(self)(request) } catch { return error.response }
+                do throws(APIError) {
+                    try RequestGuard.checkContentType(request, acceptsAudio: acceptsAudio)
+                    return try handler(self)(request)
+                } catch { return error.response }
             }
         }
         route("GET", "/healthz") { s in s.health }
@@ -21,9 +24,9 @@ extension TonearmService {
         route("GET", "/api/v1/device") { s in s.device }
         route("GET", "/api/v1/media") { s in s.listMedia }
         route("GET", "/api/v1/players") { s in s.listPlayers }
-        route("POST", "/api/v1/players", body: createBody) { s in s.createPlayer }
+        route("POST", "/api/v1/players", body: createBody, acceptsAudio: true) { s in s.createPlayer }
         route("GET", "/api/v1/players/{id}") { s in s.getPlayer }
-        route("PUT", "/api/v1/players/{id}", body: createBody) { s in s.putPlayer }
+        route("PUT", "/api/v1/players/{id}", body: createBody, acceptsAudio: true) { s in s.putPlayer }
         route("PATCH", "/api/v1/players/{id}") { s in s.patchPlayer }
         route("DELETE", "/api/v1/players/{id}") { s in s.deletePlayer }
         route("POST", "/api/v1/players/{id}/prepare") { s in s.prepare }

@@ -12,7 +12,9 @@ extension TonearmService {
         }
         if atTime != nil && delay != nil { throw .invalid("atTime and delay: give one or the other, not both") }
         if let atTime {
-            guard atTime >= 0, atTime.isFinite else { throw .invalid("atTime: must be a device time ≥ 0, got \(atTime)") }
+            guard atTime >= 0, atTime <= Engine.maximumDeviceTime else {
+                throw .invalid("atTime: must be a device time between 0 and \(Int(Engine.maximumDeviceTime)) seconds, got \(atTime)")
+            }
             return atTime
         }
         if let delay {
