@@ -49,6 +49,11 @@ package final class Player: @unchecked Sendable {
 
     package var state: PlayerState { withControl { p, _ in p.state } ?? .stopped }
     package var isPlaying: Bool { state == .playing || state == .scheduled }
+    /// When (CLOCK_MONOTONIC, ns) the render thread rendered the first frame of the latest start; 0 before any.
+    package var firstFrameRenderedAt: UInt64 {
+        withControl { p, _ in p.voice.startedAtNanoseconds.load(ordering: .relaxed) } ?? 0
+    }
+
     /// Why decoding failed, if it did (the text of the last decodeError).
     package var lastError: String? { withControl { p, _ in p.producer.errorMessage.withLock { $0 } } ?? nil }
     /// Device time of the pending or last scheduled start.

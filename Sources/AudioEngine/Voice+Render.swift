@@ -78,7 +78,7 @@ extension Voice {
             guard peekCurrent(wait: waitForData) != nil else { return false }
             origin = now - streamPosition
             mode = .playing
-            startedCount.add(1, ordering: .releasing)
+            markStarted()
         case .scheduled:
             if startFrame >= now + Int64(frames) {
                 dropStale()
@@ -86,7 +86,7 @@ extension Voice {
             }
             origin = startFrame - streamPosition
             mode = .playing
-            startedCount.add(1, ordering: .releasing)
+            markStarted()
         case .playing:
             break
         }
@@ -239,5 +239,11 @@ extension Voice {
                 }
             }
         }
+    }
+
+    /// Counts a start and notes when it was rendered (clock_gettime is a vDSO call: no syscall, no lock).
+    private func markStarted() {
+        startedAtNanoseconds.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+        startedCount.add(1, ordering: .releasing)
     }
 }

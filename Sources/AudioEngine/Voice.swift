@@ -50,6 +50,8 @@ final class Voice: @unchecked Sendable {
     let finishedCount = Atomic<UInt32>(0)
     let failedCount = Atomic<UInt32>(0)
     let startedCount = Atomic<UInt32>(0)
+    /// CLOCK_MONOTONIC (ns) of the cycle that rendered the latest start's first frame.
+    let startedAtNanoseconds = Atomic<UInt64>(0)
     /// Cycles in which the voice had no audio ready while playing.
     let starvedCycles = Atomic<Int>(0)
     /// The gain of the next frame (Float bits, low 32 bits) and whether a ramp is running

@@ -165,10 +165,7 @@ extension TonearmService {
         if let existing = players.withLock({ $0.first { $0.id == id } }) {
             if case .file = create.source, existing.source == create.source {
                 try apply(create.settings, to: existing)  // same sound: only the settings change
-                persist(existing)
-                let body = PlayerJSON.player(existing)
-                feed.publish("player.updated", body, playerID: id)
-                return .json(body)
+                return updated(existing)
             }
             // The new player is built first: if the request is bad, the old one stays.
             let m = try createPlayer(id: id, source: create.source, settings: create.settings, persist: false, register: false)
@@ -202,6 +199,11 @@ extension TonearmService {
             return s
         }
         try apply(settings, to: m)
+        return updated(m)
+    }
+
+    /// Saves a changed player, tells the event feed, and answers with the player.
+    func updated(_ m: ManagedPlayer) -> HTTPResponse {
         persist(m)
         let body = PlayerJSON.player(m)
         feed.publish("player.updated", body, playerID: m.id)

@@ -83,10 +83,7 @@ extension TonearmService {
             return (v, d)
         }
         m.player.setVolume(volume, fadeDuration: duration)
-        persist(m)
-        let body = PlayerJSON.player(m)
-        feed.publish("player.updated", body, playerID: m.id)
-        return .json(body)
+        return updated(m)
     }
 
     func meters(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
