@@ -65,9 +65,14 @@ extension TonearmService {
             try reader.finish()
             return (id, url, settings)
         }
+        let queryID = pathID == nil ? request.queryValue("id") : nil
+        if let queryID { try Self.validateID(queryID) }
         if let id { try Self.validateID(id) }
+        if let id, let queryID, id != queryID {
+            throw APIError.invalid("id: the body says '\(id)' but the query says '\(queryID)'")
+        }
         let resolved = try media.resolve(url)
-        return CreateRequest(id: pathID ?? id, source: .file(path: resolved.path, url: resolved.url), settings: settings)
+        return CreateRequest(id: pathID ?? id ?? queryID, source: .file(path: resolved.path, url: resolved.url), settings: settings)
     }
 
     /// Opens the sound and adds the player, applying `settings`; an upload is moved into the
