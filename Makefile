@@ -32,9 +32,11 @@ test-debug:
 	$(SWIFT) test --skip-build
 
 test-api:
+	$(SWIFT) build --product tonearm
 	Tests/API/run-schemathesis.sh
 
 test-browser:
+	$(SWIFT) build --product tonearm
 	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm Tests/Browser/run.sh
 
 test-release:

@@ -82,8 +82,16 @@ package struct Router: Sendable {
         return order.filter { all.contains($0) } + all.subtracting(order).sorted()
     }
 
+    /// Splits on the byte `/`, not on Characters: a grapheme cluster may swallow a `/` (a
+    /// Unicode "prepend" character such as U+1193F before it), which would merge segments.
     private static func split(_ path: String) -> [Substring] {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var parts: [Substring] = []
+        var start = path.startIndex
+        for index in path.unicodeScalars.indices where path.unicodeScalars[index] == "/" {
+            parts.append(Substring(path.unicodeScalars[start..<index]))
+            start = path.unicodeScalars.index(after: index)
+        }
+        parts.append(Substring(path.unicodeScalars[start...]))
         if parts.first == "" { parts.removeFirst() }
         return parts
     }

@@ -46,6 +46,9 @@ func startServer(_ configuration: HTTPServer.Configuration = HTTPServer.Configur
         #expect(created.status == 201)
         #expect(created.text == "create {\"a\":1}")
         #expect(try c.request("GET", "/api/v1/players/a%20b").text == "player a b")
+        // U+1193F is a Unicode "prepend" character: as a Character it swallows the next `/`.
+        let prepend = try c.request("POST", "/api/v1/players/x%F0%91%A4%BF/play")
+        #expect(prepend.status == 200, "found by schemathesis: \(prepend.text)")
     }
 
     @Test func queryHeadersAndRemoteAddress() throws {
