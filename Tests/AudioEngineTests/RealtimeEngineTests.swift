@@ -68,4 +68,32 @@ import TestSupport
         #expect(errorIndex < finishedIndex)
         #expect(p.state == .finished)
     }
+
+    @Test func playsThroughTheRealALSAPathToPulseAudio() throws {
+        do { try PulseAudioServer.ensureRunning() } catch {
+            Issue.record("PulseAudio could not be started for the ALSA test: \(error)")
+            return
+        }
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        let engine = Engine(sink: ALSASink(device: "pulse", format: format, periodFrames: 1024, periods: 4))
+        try engine.start()
+        defer { engine.shutdown() }
+        let dir = try Shell.temporaryDirectory()
+        try WAVFile.write(Signals.sine(frequency: 440, amplitude: 0.3, seconds: 1, sampleRate: 44_100), sampleRate: 44_100,
+                          channels: 1, to: dir + "/tone.wav")
+        let p = try engine.makePlayer(id: "tone", input: .file(dir + "/tone.wav"))
+        #expect(p.play())
+        // PulseAudio's null sink may hold a new stream for up to 2 s before it starts pulling.
+        let deadline = Date().addingTimeInterval(8)
+        var maximumTime = 0.0
+        while p.state != .finished && Date() < deadline {
+            maximumTime = max(maximumTime, engine.deviceCurrentTime)
+            usleep(20_000)
+        }
+        #expect(p.state == .finished, "the device clock reached \(maximumTime) s")
+        #expect(maximumTime >= 0.9, "the device clock advanced while playing")
+        #expect(engine.deviceError == nil)
+        #expect(engine.outputDescription.kind == "alsa")
+        #expect(engine.outputLatency > 0)
+    }
 }
