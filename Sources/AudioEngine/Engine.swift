@@ -11,14 +11,14 @@ import Synchronization
 /// each player's ring full; a monitor thread turns render-side counters into player state
 /// changes and events.
 ///
-/// Thread rules: every method is safe from any control-plane thread (they serialize on one
-/// Mutex); none may be called from the render thread.
+/// Thread rules: every method is safe from any control-plane thread (changes serialize on one
+/// read-write lock; reads share it); none may be called from the render thread.
 package final class Engine: @unchecked Sendable {
     package let format: AudioFormat
     package let periodFrames: Int
     package let maximumPlayers: Int
     let mixer: Mixer
-    let control: Mutex<ControlState>
+    let control: ReadWriteLock<ControlState>
     private let sink: (any OutputSink)?
     private let workers: [DecodeWorker]
     private let dataReady = PosixSemaphore()
@@ -51,7 +51,7 @@ package final class Engine: @unchecked Sendable {
         let ready = dataReady
         workers = (0..<max(1, decodeThreads)).map { DecodeWorker(name: "tonearm-decode-\($0)", dataReady: ready) }
         mixer = Mixer(format: format, periodFrames: periodFrames, maximumVoices: maximumPlayers, workers: workers)
-        control = Mutex(ControlState(maximumPlayers: maximumPlayers))
+        control = ReadWriteLock(ControlState(maximumPlayers: maximumPlayers))
         let mixer = self.mixer
         renderLoop = sink.map { RenderLoop(mixer: mixer, sink: $0) }
         running.store(true, ordering: .releasing)
@@ -99,7 +99,7 @@ package final class Engine: @unchecked Sendable {
     package var renderedCycles: Int { mixer.cycles.load(ordering: .relaxed) }
     /// Cycles in which some playing player had no audio ready (a decode worker fell behind).
     package var starvedCycles: Int {
-        control.withLock { state in state.players.values.reduce(0) { $0 + $1.voice.starvedCycles.load(ordering: .relaxed) } }
+        control.withReadLock { state in state.players.values.reduce(0) { $0 + $1.voice.starvedCycles.load(ordering: .relaxed) } }
     }
 
     // MARK: Offline rendering
@@ -198,17 +198,20 @@ package final class Engine: @unchecked Sendable {
     /// Real-time mode: waits (briefly) until the render thread has applied every command so far.
     func waitForRenderThread() {
         guard renderLoop?.isRunning == true else { return }
-        let sent = control.withLock { $0.sentCommands }
+        let sent = control.withReadLock { $0.sentCommands }
         let deadline = MonotonicClock.nanoseconds() + 200_000_000
         while mixer.appliedCommands.load(ordering: .acquiring) < sent && MonotonicClock.nanoseconds() < deadline {
             usleep(500)
         }
     }
 
-    /// Waits until `producer` has queued `blocks` blocks or finished; false on timeout.
-    func waitForAudio(_ ring: BlockRing, blocks: Int, timeout seconds: Double) -> Bool {
+    /// Waits until `producer` has queued `blocks` blocks of `generation` (or ended); false on timeout.
+    func waitForAudio(_ producer: Producer, generation: UInt32, blocks: Int, timeout seconds: Double) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
-        while ring.filled.count < blocks {
+        while !producer.isReady(generation: generation, blocks: blocks) {
+            // Offline, stale blocks leave the ring only at the next render call (which waits
+            // for audio itself), so a ring they fill cannot get ready before then.
+            if isOffline && producer.ring.free.count == 0 { return true }
             if MonotonicClock.nanoseconds() >= deadline { return false }
             dataReady.wait(milliseconds: 2)
         }

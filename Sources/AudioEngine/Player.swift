@@ -47,7 +47,33 @@ package final class Player: @unchecked Sendable {
         }
     }
 
-    package var state: PlayerState { withControl { p, _ in p.state } ?? .stopped }
+    /// Reads under the engine's lock without writing the record back (cheaper than `withControl`).
+    private func readControl<T>(_ body: (PlayerControl, ControlState) -> T) -> T? {
+        engine.control.withReadLock { state in
+            guard let p = state.players[slot] else { return nil }
+            return body(p, state)
+        }
+    }
+
+    /// Every property a client reads, taken under one acquisition of the engine's lock (the
+    /// API renders players from this: per-property locking collapses under many connections).
+    package func snapshot() -> PlayerSnapshot {
+        let device = engine.deviceCurrentTime
+        return readControl { p, state in
+            var volume = p.volume
+            if let command = p.fadeCommand {
+                let gain = p.voice.currentGain
+                if engine.mixer.appliedCommands.load(ordering: .acquiring) < command || gain.ramping { volume = Double(gain.value) }
+            }
+            return PlayerSnapshot(state: p.state, volume: volume, pan: p.pan, enableRate: p.enableRate, rate: p.rate,
+                                  numberOfLoops: p.producer.numberOfLoops.load(ordering: .relaxed),
+                                  meteringEnabled: p.meteringEnabled, currentTime: currentFrames(p, state) / sampleRate,
+                                  channelAssignments: p.channelAssignments, startTime: p.startTime, deviceCurrentTime: device)
+        } ?? PlayerSnapshot(state: .stopped, volume: 0, pan: 0, enableRate: false, rate: 1, numberOfLoops: 0, meteringEnabled: false,
+                            currentTime: 0, channelAssignments: nil, startTime: nil, deviceCurrentTime: device)
+    }
+
+    package var state: PlayerState { readControl { p, _ in p.state } ?? .stopped }
     package var isPlaying: Bool { state == .playing || state == .scheduled }
     /// When (CLOCK_MONOTONIC, ns) the render thread rendered the first frame of the latest start; 0 before any.
     package var firstFrameRenderedAt: UInt64 {
@@ -57,14 +83,14 @@ package final class Player: @unchecked Sendable {
     /// Why decoding failed, if it did (the text of the last decodeError).
     package var lastError: String? { withControl { p, _ in p.producer.errorMessage.withLock { $0 } } ?? nil }
     /// Device time of the pending or last scheduled start.
-    package var startTime: Double? { withControl { p, _ in p.startTime } ?? nil }
+    package var startTime: Double? { readControl { p, _ in p.startTime } ?? nil }
 
     // MARK: Transport
 
     /// Preloads audio so `play` starts at once; true when audio is ready.
     @discardableResult
     package func prepare() -> Bool {
-        let prepared: (BlockRing, Int)? = withControl { p, state -> (BlockRing, Int)? in
+        let prepared: (BlockRing, Producer, UInt32, Int)? = withControl { p, state -> (BlockRing, Producer, UInt32, Int)? in
             if p.prepared { return nil }
             let position = currentFrames(p, state)
             p.generation &+= 1
@@ -79,11 +105,11 @@ package final class Player: @unchecked Sendable {
             p.pendingSeek = (position.rounded(.down), state.sentCommands)
             p.prepared = true
             if p.state == .idle || p.state == .stopped || p.state == .finished { p.state = .prepared }
-            return (p.voice.ring, stretching ? p.producer.stretchAheadBlocks : 8)
+            return (p.voice.ring, p.producer, generation, stretching ? p.producer.stretchAheadBlocks : 8)
         } ?? nil
-        guard let (ring, ahead) = prepared else { return withControl { p, _ in p.prepared } ?? false }
+        guard let (ring, producer, generation, ahead) = prepared else { return readControl { p, _ in p.prepared } ?? false }
         let wanted = min(ahead, ring.blockCount - 1)
-        _ = engine.waitForAudio(ring, blocks: wanted, timeout: 3)
+        _ = engine.waitForAudio(producer, generation: generation, blocks: wanted, timeout: 3)
         let failed = withControl { p, _ in p.producer.errorMessage.withLock { $0 } != nil && ring.filled.count <= 1 } ?? true
         return !failed
     }

@@ -34,6 +34,10 @@ final class Producer: @unchecked Sendable {
     let tempo = Atomic<UInt64>(1.0.bitPattern)
     /// The decoder's error when the stream ended with an error block.
     let errorMessage = Mutex<String?>(nil)
+    /// What the worker has queued: generation << 32 | ended << 31 | blocks queued in it.
+    /// `prepare` waits on this, so blocks left from an earlier generation never count.
+    let progress = Atomic<UInt64>(0)
+    private var queuedInGeneration: UInt64 = 0
 
     // worker only
     private let decoder: any AudioDecoder
@@ -130,14 +134,29 @@ final class Producer: @unchecked Sendable {
             ring.filled.push(block)
             block = -1
             queued += 1
+            queuedInGeneration += 1
+            publishProgress()
             if finished { break }
         }
         return queued
     }
 
+    private func publishProgress() {
+        progress.store(UInt64(generation) << 32 | (finished ? 1 << 31 : 0) | min(queuedInGeneration, 0x7FFF_FFFF),
+                       ordering: .releasing)
+    }
+
+    /// Whether `generation` has `blocks` blocks queued, or ended with fewer.
+    func isReady(generation wanted: UInt32, blocks: Int) -> Bool {
+        let value = progress.load(ordering: .acquiring)
+        guard UInt32(truncatingIfNeeded: value >> 32) == wanted else { return false }
+        return value & (1 << 31) != 0 || Int(value & 0x7FFF_FFFF) >= blocks
+    }
+
     private func restart(_ wanted: ProducerRequest) {
         started = true
         generation = wanted.generation
+        queuedInGeneration = 0
         seekFrame = max(0, min(wanted.seekFrame, sourceLength))
         streamFrame = 0
         loopsDone = 0
@@ -154,6 +173,7 @@ final class Producer: @unchecked Sendable {
             // Reported when the stream is read: the next produce throws again.
             errorMessage.withLock { $0 = String(describing: error) }
         }
+        publishProgress()
     }
 
     /// Creates, resets or drops the time-stretcher for a restart. A player prepared without

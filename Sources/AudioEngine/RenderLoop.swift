@@ -15,6 +15,8 @@ final class RenderLoop: @unchecked Sendable {
     private let sink: any OutputSink
     private let running = Atomic<Bool>(false)
     private let failure = Mutex<String?>(nil)
+    /// Whether `failure` is set: read without the lock on every health check.
+    private let failed = Atomic<Bool>(false)
     /// CPU time the render thread has used, in nanoseconds (updated every 64 cycles).
     let cpuNanoseconds = Atomic<UInt64>(0)
     private var thread: RealtimeThread?
@@ -25,7 +27,7 @@ final class RenderLoop: @unchecked Sendable {
     }
 
     /// Why the device stopped accepting audio, if it did.
-    var deviceError: String? { failure.withLock { $0 } }
+    var deviceError: String? { failed.load(ordering: .acquiring) ? failure.withLock { $0 } : nil }
     var isRunning: Bool { running.load(ordering: .acquiring) }
 
     func start() throws {
@@ -59,6 +61,7 @@ final class RenderLoop: @unchecked Sendable {
                     continue
                 } catch {
                     failure.withLock { $0 = String(describing: error) }
+                    failed.store(true, ordering: .releasing)
                     failedAt = MonotonicClock.nanoseconds()
                 }
             }

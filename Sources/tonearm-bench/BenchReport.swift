@@ -7,6 +7,7 @@ final class BenchReport {
     private var runs: [ToolRun] = []
     private var checks: [RatioCheck] = []
     private var realtime: [RealtimeResult] = []
+    private var results: [BenchResult] = []
     /// Something could not run (a tool failed, or tonearm did).
     private(set) var hadFailures = false
 
@@ -32,6 +33,17 @@ final class BenchReport {
         for check in result.checks { add(check) }
     }
 
+    func add(_ result: BenchResult) {
+        results.append(result)
+        if let _ = result.failure {
+            hadFailures = true
+            emit(result.failureLine)
+        } else {
+            for line in result.lines { emit(line) }
+        }
+        for check in result.checks { add(check) }
+    }
+
     /// Progress and notes, on stderr.
     func note(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -51,7 +63,8 @@ final class BenchReport {
             }
         }
         for r in realtime {
-            out += "\nReal time: \(r.players) players on the null sink, \(r.periodFrames)-frame periods, \(fmt(r.seconds)) s\n"
+            let rate = r.rate.map { " at rate \(fmt($0)) (time-stretched)" } ?? ""
+            out += "\nReal time: \(r.players) players\(rate) on the null sink, \(r.periodFrames)-frame periods, \(fmt(r.seconds)) s\n"
             if let failure = r.failure {
                 out += "  FAILED: \(failure)\n"
                 continue
@@ -61,8 +74,17 @@ final class BenchReport {
             out += "  render thread \(fmt(r.renderCPUShare * 100))% of a core; process \(fmt(r.processCores * 100))% of a core"
             out += " (\(fmt(r.processCPUSeconds)) cpu s in \(fmt(r.wallSeconds)) s)\n"
         }
+        for r in results {
+            out += "\n\(r.title)\n"
+            if let failure = r.failure {
+                out += "  FAILED: \(failure)\n"
+                continue
+            }
+            for line in r.table { out += "  \(line)\n" }
+        }
         if !checks.isEmpty {
-            out += "\nRatios and targets (targets are judged at \(RatioCheck.judgedPlayers) players; other counts for reference)\n"
+            out += "\nRatios and targets (mix and real-time targets are judged at \(RatioCheck.judgedPlayers) players,"
+            out += " other counts for reference; the service-level targets are always judged)\n"
             out += row(["players", "ratio", "value", "target", "result"], widths: [8, 40, 10, 10, 8]) + "\n"
             for c in checks {
                 let target = c.target.map { (c.goal == .atLeast ? ">= " : "<= ") + fmt($0) } ?? ""

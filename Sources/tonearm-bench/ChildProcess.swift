@@ -18,6 +18,8 @@ struct ChildResult: Sendable {
     var cpuSeconds: Double
     /// What it wrote to stderr (trimmed, at most a few kB).
     var stderr: String
+    /// What it wrote to stdout (trimmed, at most a few kB), when asked for; otherwise empty.
+    var stdout: String = ""
 
     var succeeded: Bool { exitStatus == 0 }
 
@@ -34,16 +36,23 @@ struct ChildResult: Sendable {
 /// Runs a command with stdin and stdout on /dev/null, stderr captured, and measures it with
 /// `wait4`, so the CPU time is exactly the child's. Any thread; one call runs one child.
 enum ChildProcess {
-    /// Runs `arguments` (looked up on PATH) and waits for it.
-    static func run(_ arguments: [String]) -> ChildResult {
+    /// Runs `arguments` (looked up on PATH) and waits for it; with `captureStdout` its
+    /// standard output is kept in `stdout` (otherwise it goes to /dev/null).
+    static func run(_ arguments: [String], captureStdout: Bool = false) -> ChildResult {
         precondition(!arguments.isEmpty, "a command needs a program name")
         let errorPath = NSTemporaryDirectory() + "tonearm-bench-\(getpid())-\(MonotonicClock.nanoseconds()).stderr"
+        let outputPath = String(errorPath.dropLast("stderr".count)) + "stdout"
         defer { unlink(errorPath) }
+        defer { if captureStdout { unlink(outputPath) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if captureStdout {
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
@@ -68,6 +77,7 @@ enum ChildProcess {
             result.signal = status & 0x7f
         }
         result.stderr = readTail(of: errorPath)
+        if captureStdout { result.stdout = readTail(of: outputPath) }
         return result
     }
 

@@ -13,12 +13,14 @@ enum OfflineMixBench {
     static let chunkFrames = 8192
     static let decodeThreads = 2
 
-    /// Renders `seconds` of the mix of `inputs` (one player each).
-    static func run(inputs: [String], seconds: Double) -> ToolRun {
+    /// Renders `seconds` of the mix of `inputs` (one player each), with every player's
+    /// metering on when `metering` is true.
+    static func run(inputs: [String], seconds: Double, metering: Bool = false) -> ToolRun {
         var run = ToolRun(bench: "offline-mix", tool: "tonearm", players: inputs.count, audioSeconds: seconds)
         let decodeErrors = Mutex<[String]>([])
         let start = CPUTime.now()
         var peak: Float = 0
+        var meterLevel: Double?
         do {
             let engine = Engine(offlineFormat: format, periodFrames: periodFrames,
                                 maximumPlayers: max(256, inputs.count), decodeThreads: decodeThreads)
@@ -31,12 +33,16 @@ enum OfflineMixBench {
                 let player = try engine.makePlayer(id: "p\(i)", input: .file(path))
                 player.volume = 0.5
                 player.pan = inputs.count == 1 ? 0 : -1 + 2 * Double(i) / Double(inputs.count - 1)
+                if metering { player.meteringEnabled = true }
                 players.append(player)
             }
             guard engine.play(players, atTime: 0).ok else {
                 throw BenchError("the engine could not start the players together")
             }
             peak = render(engine, frames: Int((seconds * Double(format.sampleRate)).rounded()))
+            if metering, let level = players.first?.averagePower(forChannel: 0) {
+                meterLevel = level
+            }
             engine.poll()
             players.removeAll()
         } catch {
@@ -45,7 +51,8 @@ enum OfflineMixBench {
         }
         (run.wallSeconds, run.cpuSeconds) = CPUTime.now().since(start)
         run.extra = [("decode_threads", .int(decodeThreads)), ("period_frames", .int(periodFrames)),
-                     ("peak", .number(Double(peak)))]
+                     ("peak", .number(Double(peak))), ("metering", .bool(metering))]
+        if let meterLevel { run.extra.append(("meter_avg_dbfs", .number(meterLevel))) }
         let errors = decodeErrors.withLock { $0 }
         if !errors.isEmpty {
             run.failure = "decode errors: " + errors.prefix(3).joined(separator: "; ")

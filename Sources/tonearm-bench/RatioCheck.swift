@@ -15,6 +15,11 @@ struct RatioCheck: Sendable {
     var value: Double
     var target: Double?
     var goal: Goal
+    /// Judged whatever `players` is (the service-level targets are not per player count).
+    var alwaysJudged = false
+
+    /// Whether this check is one the issue judges.
+    var judged: Bool { alwaysJudged || players == RatioCheck.judgedPlayers }
 
     /// Nil when there is no target.
     var passes: Bool? {
@@ -28,7 +33,7 @@ struct RatioCheck: Sendable {
             line.append("target", .number(target))
             line.append("target_is", .string(goal.rawValue))
             line.append("pass", passes.map { .bool($0) } ?? .null)
-            line.append("judged", .bool(players == RatioCheck.judgedPlayers))
+            line.append("judged", .bool(judged))
         }
         return line
     }
