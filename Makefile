@@ -5,7 +5,7 @@ SWIFT ?= swift
 
 # Build libraries, plus the tools the tests and benchmarks drive (fixtures, the real ALSA path).
 APT_PACKAGES := pkg-config libasound2-dev libmpg123-dev libsndfile1-dev libsoxr-dev \
-	libsoundtouch-dev libjansson-dev libmicrohttpd-dev \
+	libsoundtouch-dev libjansson-dev libmicrohttpd-dev libssl-dev \
 	sox libsox-fmt-mp3 lame mpg123 ffmpeg pulseaudio pulseaudio-utils libasound2-plugins alsa-utils \
 	curl python3-pip
 
@@ -48,7 +48,23 @@ run: deps
 	$(SWIFT) build -c release --product tonearm
 	.build/release/tonearm serve --output auto --media-root ./media $(ARGS)
 
-bench: deps
+## The benchmarks (tonearm-bench) with their peers and drivers: wrk against the release
+## server and a bare libmicrohttpd server (compiled with cc), soundstretch for the time-stretch.
+BENCH_PACKAGES := wrk soundstretch gcc
+
+.PHONY: bench-deps
+
+bench-deps: deps
+	@missing=$$(for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+## The bench starts the release `tonearm` found next to itself, so both are built.
+bench: bench-deps
+	$(SWIFT) build -c release --product tonearm
 	$(SWIFT) build -c release --product tonearm-bench
 	.build/release/tonearm-bench $(ARGS)
 

@@ -27,6 +27,7 @@ let package = Package(
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("CJansson", pkgConfig: "jansson", apt: "libjansson-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         .target(name: "AudioCore", swiftSettings: strict),
         .target(name: "AudioDecoding", dependencies: ["AudioCore", "CMPG123", "CSndFile"], swiftSettings: strict),
@@ -36,7 +37,7 @@ let package = Package(
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
         .target(name: "TonearmAPI",
-                dependencies: ["AudioCore", "AudioEngine", "AudioDecoding", "HTTPServer", "JSON",
+                dependencies: ["AudioCore", "AudioEngine", "AudioDecoding", "HTTPServer", "JSON", "COpenSSL",
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .executableTarget(name: "tonearm",
@@ -45,7 +46,8 @@ let package = Package(
                                          .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strict),
         .executableTarget(name: "tonearm-bench",
-                          dependencies: ["AudioCore", "AudioEngine", "AudioOutput", "AudioDecoding"],
+                          dependencies: ["AudioCore", "AudioEngine", "AudioOutput", "AudioDecoding", "AudioDSP", "TonearmAPI", "HTTPServer",
+                                         .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strict),
 
         /// Test-only malloc counter: interposes malloc so the real-time rule can be checked.

@@ -59,13 +59,21 @@ final class EventFeed: Sendable {
 
     static let ringCapacity = 1024
     private let state = Mutex(State())
+    /// Sees every published event (id, name, serialized data) after the subscribers: the webhooks.
+    private let observer = Mutex<(@Sendable (Int, String, String) -> Void)?>(nil)
+
+    /// Sets the function that sees every published state event. It is called on the
+    /// publishing thread, outside the feed's lock, and must not block.
+    func setObserver(_ function: @escaping @Sendable (Int, String, String) -> Void) {
+        observer.withLock { $0 = function }
+    }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Numbers and sends a state event to every interested subscriber, and keeps it for replay.
     func publish(_ event: String, _ data: JSONValue, playerID: String?) {
         let text = data.serializedString(.compact)
-        state.withLock { s in
+        let id = state.withLock { s -> Int in
             let record = Record(id: s.nextID, event: event, data: text, playerID: playerID)
             s.nextID += 1
             s.ring.append(record)
@@ -76,7 +84,9 @@ final class EventFeed: Sendable {
             for sub in s.subscribers.values where sub.wants(playerID) {
                 sub.stream.send(id: String(record.id), event: record.event, data: record.data)
             }
+            return record.id
         }
+        observer.withLock { $0 }?(id, event, text)
     }
 
     /// Adds a subscriber; first replays the kept events after `lastEventID`. If that id is

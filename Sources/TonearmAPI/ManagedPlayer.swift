@@ -7,6 +7,10 @@ final class ManagedPlayer: Sendable {
     let player: Player
     let source: PlayerSource
     let createdAt: Double
+    /// Category, options and interruption behaviour (SessionSettings).
+    let session = Mutex(SessionSettings())
+    /// The volume to restore while another player ducks this one (nil: not ducked).
+    let duckedFrom = Mutex<Double?>(nil)
 
     init(player: Player, source: PlayerSource, createdAt: Double) {
         self.player = player
@@ -19,7 +23,7 @@ final class ManagedPlayer: Sendable {
     /// The settable properties as they are now (what persistence stores).
     var settings: PlayerSettings {
         var s = PlayerSettings()
-        s.volume = player.volume
+        s.volume = duckedFrom.withLock { $0 } ?? player.volume
         s.pan = player.pan
         s.enableRate = player.enableRate
         s.rate = player.rate
@@ -27,6 +31,11 @@ final class ManagedPlayer: Sendable {
         s.currentTime = player.currentTime
         s.meteringEnabled = player.meteringEnabled
         s.channelAssignments = .some(player.channelAssignments)
+        let session = self.session.withLock { $0 }
+        s.category = session.category
+        s.categoryOptions = session.options
+        s.resumeAfterInterruption = session.resumeAfterInterruption
+        s.duckDB = session.duckDB
         return s
     }
 }

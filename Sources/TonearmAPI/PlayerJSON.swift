@@ -19,37 +19,43 @@ enum PlayerJSON {
         if let a = p.metadata.artist { metadata["artist"] = .string(a) }
         if let a = p.metadata.album { metadata["album"] = .string(a) }
         if p.metadata.artwork != nil { metadata["artworkURL"] = .string("/api/v1/players/\(p.id)/artwork") }
-        let state = p.state
-        let o: JSONObject = [
+        let v = p.snapshot()
+        let state = v.state
+        let session = m.session.withLock { $0 }
+        var o: JSONObject = [
             "id": .string(p.id),
             "url": m.source.url.map { .string($0) } ?? .null,
             "hasData": .bool(m.source.url == nil),
             "playing": .bool(state == .playing || state == .scheduled),
             "state": .string(state.rawValue),
-            "volume": .double(p.volume),
-            "pan": .double(p.pan),
-            "enableRate": .bool(p.enableRate),
-            "rate": .double(p.rate),
-            "numberOfLoops": .int(Int64(p.numberOfLoops)),
-            "meteringEnabled": .bool(p.meteringEnabled),
-            "currentTime": .double(p.currentTime),
+            "volume": .double(v.volume),
+            "pan": .double(v.pan),
+            "enableRate": .bool(v.enableRate),
+            "rate": .double(v.rate),
+            "numberOfLoops": .int(Int64(v.numberOfLoops)),
+            "meteringEnabled": .bool(v.meteringEnabled),
+            "currentTime": .double(v.currentTime),
             "duration": .double(p.duration),
             "numberOfChannels": .int(Int64(p.numberOfChannels)),
-            "channelAssignments": p.channelAssignments.map { .array($0.map { .int(Int64($0)) }) } ?? .null,
+            "channelAssignments": v.channelAssignments.map { .array($0.map { .int(Int64($0)) }) } ?? .null,
             "settings": .object(settings),
-            "deviceCurrentTime": .double(p.deviceCurrentTime),
-            "startTime": p.startTime.map { .double($0) } ?? .null,
+            "deviceCurrentTime": .double(v.deviceCurrentTime),
+            "startTime": v.startTime.map { .double($0) } ?? .null,
             "metadata": .object(metadata),
         ]
+        o["category"] = .string(session.category.rawValue)
+        o["categoryOptions"] = .array(session.options.map { .string($0.rawValue) })
+        o["resumeAfterInterruption"] = .bool(session.resumeAfterInterruption)
+        o["duckDB"] = .double(session.duckDB)
         return .object(o)
     }
 
     /// `player.state` data.
     static func state(_ p: Player) -> JSONValue {
-        let state = p.state
+        let v = p.snapshot()
         return [
-            "id": .string(p.id), "state": .string(state.rawValue), "playing": .bool(state == .playing || state == .scheduled),
-            "currentTime": .double(p.currentTime), "deviceCurrentTime": .double(p.deviceCurrentTime),
+            "id": .string(p.id), "state": .string(v.state.rawValue), "playing": .bool(v.isPlaying),
+            "currentTime": .double(v.currentTime), "deviceCurrentTime": .double(v.deviceCurrentTime),
         ]
     }
 

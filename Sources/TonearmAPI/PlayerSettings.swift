@@ -13,8 +13,13 @@ struct PlayerSettings: Sendable, Equatable {
     var meteringEnabled: Bool?
     /// `.some(nil)` resets to the default mapping.
     var channelAssignments: [Int]??
+    var category: SessionSettings.Category?
+    var categoryOptions: [SessionSettings.Option]?
+    var resumeAfterInterruption: Bool?
+    var duckDB: Double?
 
-    static let fieldNames = ["volume", "pan", "enableRate", "rate", "numberOfLoops", "currentTime", "meteringEnabled", "channelAssignments"]
+    static let fieldNames = ["volume", "pan", "enableRate", "rate", "numberOfLoops", "currentTime", "meteringEnabled", "channelAssignments",
+                             "category", "categoryOptions", "resumeAfterInterruption", "duckDB"]
 
     /// Takes the settable fields from `reader` (leaving others for the caller to take or reject).
     init(reading reader: inout JSONObjectReader) throws(JSONFieldError) {
@@ -34,6 +39,10 @@ struct PlayerSettings: Sendable, Equatable {
                 channelAssignments = .some(list)
             }
         }
+        if let field = reader.optionalField("category"), !field.value.isNull { category = try SessionSettings.readCategory(field) }
+        if let field = reader.optionalField("categoryOptions"), !field.value.isNull { categoryOptions = try SessionSettings.readOptions(field) }
+        resumeAfterInterruption = try reader.optionalBool("resumeAfterInterruption")
+        duckDB = try reader.optionalDouble("duckDB", in: SessionSettings.duckRange)
     }
 
     init() {}
@@ -51,6 +60,10 @@ struct PlayerSettings: Sendable, Equatable {
         if let currentTime { o["currentTime"] = .double(currentTime) }
         if let meteringEnabled { o["meteringEnabled"] = .bool(meteringEnabled) }
         if let channelAssignments { o["channelAssignments"] = channelAssignments.map { .array($0.map { .int(Int64($0)) }) } ?? .null }
+        if let category { o["category"] = .string(category.rawValue) }
+        if let categoryOptions { o["categoryOptions"] = .array(categoryOptions.map { .string($0.rawValue) }) }
+        if let resumeAfterInterruption { o["resumeAfterInterruption"] = .bool(resumeAfterInterruption) }
+        if let duckDB { o["duckDB"] = .double(duckDB) }
         return .object(o)
     }
 }

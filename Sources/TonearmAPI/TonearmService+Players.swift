@@ -136,18 +136,24 @@ extension TonearmService {
         }
         if let enable = s.enableRate { p.enableRate = enable }
         if let rate = s.rate { p.rate = rate }
-        if let volume = s.volume { p.volume = volume }
+        if let volume = s.volume { setVolumeRespectingDuck(volume, of: m) }
         if let pan = s.pan { p.pan = pan }
         if let loops = s.numberOfLoops { p.numberOfLoops = loops }
         if let metering = s.meteringEnabled { p.meteringEnabled = metering }
         if let assignments = s.channelAssignments { p.channelAssignments = assignments }
         if let t = s.currentTime { p.currentTime = t }
+        m.session.withLock { session in
+            if let c = s.category { session.category = c }
+            if let o = s.categoryOptions { session.options = o }
+            if let r = s.resumeAfterInterruption { session.resumeAfterInterruption = r }
+            if let d = s.duckDB { session.duckDB = d }
+        }
     }
 
     // MARK: Handlers
 
     func listPlayers(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let list = players.withLock { $0 }
+        let list = players.withReadLock { $0 }
         return .json(["players": .array(list.map(PlayerJSON.player))])
     }
 
@@ -178,6 +184,7 @@ extension TonearmService {
                 if let i = list.firstIndex(where: { $0 === existing }) { list[i] = m } else { list.append(m) }
             }
             existing.player.remove()
+            sessionRemoved(id)
             if case let .upload(old) = existing.source, old != m.source.path { unlink(old) }
             persist(m)
             feed.publish("player.deleted", ["id": .string(id)], playerID: id)
@@ -226,5 +233,6 @@ extension TonearmService {
         players.withLock { $0.removeAll { $0 === m } }
         m.player.remove()
         store.remove(id: m.id)
+        sessionRemoved(m.id)
     }
 }

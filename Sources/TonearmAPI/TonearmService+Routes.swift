@@ -36,7 +36,14 @@ extension TonearmService {
         route("POST", "/api/v1/players/{id}/fade") { s in s.fade }
         route("GET", "/api/v1/players/{id}/meters") { s in s.meters }
         route("GET", "/api/v1/players/{id}/artwork") { s in s.artwork }
+        route("POST", "/api/v1/players/{id}/command") { s in s.command }
         route("POST", "/api/v1/play") { s in s.playTogether }
+        route("GET", "/api/v1/nowplaying") { s in s.nowPlaying }
+        route("POST", "/api/v1/session/interruption") { s in s.interruption }
+        route("GET", "/api/v1/hooks") { s in s.listHooks }
+        route("POST", "/api/v1/hooks") { s in s.createHook }
+        route("GET", "/api/v1/hooks/{id}") { s in s.getHook }
+        route("DELETE", "/api/v1/hooks/{id}") { s in s.deleteHook }
         route("GET", "/api/v1/events") { s in s.events }
         if let publicDirectory = configuration.publicDirectory {
             try server.serveStatic(directory: publicDirectory, at: "/")

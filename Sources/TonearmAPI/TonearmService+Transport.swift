@@ -51,6 +51,7 @@ extension TonearmService {
         guard result.ok else {
             throw .invalid("the sound could not be decoded: \(m.player.lastError ?? "decoding failed")")
         }
+        sessionStarted([m])
         var body = PlayerJSON.player(m).objectValue ?? [:]
         body["startTime"] = result.startTime.map { .double($0) } ?? .null
         body["lateBy"] = .double(result.lateBy)
@@ -62,6 +63,7 @@ extension TonearmService {
         try RequestJSON.object(request, optional: true).finishOrThrow()
         m.player.pause()
         persist(m)
+        sessionUserStopped(m)
         return .json(PlayerJSON.player(m))
     }
 
@@ -70,6 +72,7 @@ extension TonearmService {
         try RequestJSON.object(request, optional: true).finishOrThrow()
         m.player.stop()
         persist(m)
+        sessionUserStopped(m)
         return .json(PlayerJSON.player(m))
     }
 
@@ -119,6 +122,7 @@ extension TonearmService {
         let startTime = time ?? engine.deviceCurrentTime + 0.1
         let result = engine.play(chosen.map(\.player), atTime: startTime)
         guard result.ok else { throw .invalid("players: one of the sounds could not be decoded, so none started") }
+        sessionStarted(chosen)
         return .json(["startTime": .double(startTime), "lateBy": .double(result.lateBy),
                       "players": .array(chosen.map(PlayerJSON.player))])
     }

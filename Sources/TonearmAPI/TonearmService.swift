@@ -19,7 +19,13 @@ package final class TonearmService: Sendable {
     let requestGuard: RequestGuard
     let logger: Logger
     /// Players by id, in creation order.
-    let players = Mutex<[ManagedPlayer]>([])
+    let players = ReadWriteLock<[ManagedPlayer]>([])
+    /// Interruptions, ducks and now playing between players (TonearmService+Session).
+    let session = Mutex(SessionBook())
+    /// Where engine events are turned into session actions (resuming may wait for audio).
+    let sessionQueue = DispatchQueue(label: "tonearm-session")
+    /// Registered webhooks; every published event is offered to them.
+    let hooks: WebhookRegistry
     private let running = Atomic<Bool>(true)
     private let tickerDone = PosixSemaphore()
 
@@ -30,6 +36,9 @@ package final class TonearmService: Sendable {
         store = try StateStore(root: configuration.stateDirectory)
         media = MediaLibrary(roots: configuration.mediaRoots)
         requestGuard = RequestGuard(token: configuration.token, extraHosts: configuration.allowedHosts)
+        hooks = try WebhookRegistry(directory: configuration.stateDirectory + "/hooks", logger: logger)
+        let registry = hooks
+        feed.setObserver { id, event, data in registry.offer(eventID: id, event: event, data: data) }
         engine.setEventHandler { [weak self] event in self?.engineEvent(event) }
         let ticker = Thread { [weak self] in TonearmService.tickerLoop(self) }
         ticker.name = "tonearm-events"
@@ -39,15 +48,22 @@ package final class TonearmService: Sendable {
     /// Stops the event ticker. The engine and server are stopped by their owners.
     package func shutdown() {
         running.store(false, ordering: .releasing)
+        hooks.stopAll()
     }
 
     // MARK: Players registry
 
     func find(_ id: String) throws(APIError) -> ManagedPlayer {
-        guard let m = players.withLock({ $0.first { $0.id == id } }) else {
+        guard let m = players.withReadLock({ $0.first { $0.id == id } }) else {
             throw .notFound("no player with id '\(id)'")
         }
         return m
+    }
+
+    /// The engine player behind the API player `id`, or nil (for in-process benchmarks that
+    /// read engine-level facts such as `firstFrameRenderedAt`). Any thread.
+    package func player(id: String) -> Player? {
+        players.withLock { $0.first { $0.id == id }?.player }
     }
 
     func persist(_ m: ManagedPlayer) {
@@ -78,7 +94,10 @@ package final class TonearmService: Sendable {
 
     private func engineEvent(_ event: EngineEvent) {
         switch event {
-        case let .stateChanged(id, _):
+        case let .stateChanged(id, state):
+            if state == .paused || state == .stopped || state == .finished {
+                sessionQueue.async { [weak self] in self?.sessionEnded(id) }
+            }
             if let m = players.withLock({ $0.first { $0.id == id } }) {
                 feed.publish("player.state", PlayerJSON.state(m.player), playerID: id)
                 if case .finished = m.player.state { persist(m) }
@@ -102,7 +121,7 @@ package final class TonearmService: Sendable {
                 let now = MonotonicClock.seconds
                 let due = s.feed.due(now: now)
                 if due.progress || due.meters {
-                    let list = s.players.withLock { $0 }
+                    let list = s.players.withReadLock { $0 }
                     var progress: [(String, String)] = []
                     var meters: [(String, String)] = []
                     for m in list where m.player.isPlaying || m.player.state == .paused {
