@@ -1,3 +1,4 @@
+import AudioCore
 import AudioEngine
 import Synchronization
 
@@ -8,7 +9,7 @@ final class ManagedPlayer: Sendable {
     let source: PlayerSource
     let createdAt: Double
     /// Category, options and interruption behaviour (SessionSettings).
-    let session = Mutex(SessionSettings())
+    let session = ReadWriteLock(SessionSettings())
     /// The volume to restore while another player ducks this one (nil: not ducked).
     let duckedFrom = Mutex<Double?>(nil)
 
@@ -31,7 +32,7 @@ final class ManagedPlayer: Sendable {
         s.currentTime = player.currentTime
         s.meteringEnabled = player.meteringEnabled
         s.channelAssignments = .some(player.channelAssignments)
-        let session = self.session.withLock { $0 }
+        let session = self.session.withReadLock { $0 }
         s.category = session.category
         s.categoryOptions = session.options
         s.resumeAfterInterruption = session.resumeAfterInterruption

@@ -21,7 +21,7 @@ enum PlayerJSON {
         if p.metadata.artwork != nil { metadata["artworkURL"] = .string("/api/v1/players/\(p.id)/artwork") }
         let v = p.snapshot()
         let state = v.state
-        let session = m.session.withLock { $0 }
+        let session = m.session.withReadLock { $0 }
         var o: JSONObject = [
             "id": .string(p.id),
             "url": m.source.url.map { .string($0) } ?? .null,
