@@ -2,10 +2,10 @@
 #   docker build -t tonearm .
 #   docker run --device /dev/snd -p 8080:8080 -e TONEARM_TOKEN=secret -v "$PWD/media:/media:ro" tonearm
 
-FROM swift:6.1-bookworm AS build
+FROM swift:6.3-bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         pkg-config libasound2-dev libmpg123-dev libsndfile1-dev libsoxr-dev libsoundtouch-dev \
-        libjansson-dev libmicrohttpd-dev \
+        libjansson-dev libmicrohttpd-dev libssl-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -19,7 +19,7 @@ COPY openapi.yaml /out/share/tonearm/openapi.yaml
 FROM debian:bookworm-slim
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libasound2 libasound2-plugins libmpg123-0 libsndfile1 libsoxr0 libsoundtouch1 libjansson4 \
-        libmicrohttpd12 libstdc++6 curl ca-certificates \
+        libmicrohttpd12 libssl3 libstdc++6 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /var/lib/tonearm --groups audio tonearm \
     && mkdir -p /media && chown tonearm /media
