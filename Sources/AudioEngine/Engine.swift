@@ -27,15 +27,24 @@ package final class Engine: @unchecked Sendable {
     private var monitorThread: Thread?
     private let eventHandler = Mutex<(@Sendable (EngineEvent) -> Void)?>(nil)
     private let offlineLock = Mutex<Void>(())
+    /// What a lost device does to playing players.
+    package let onDeviceLoss: DeviceLossPolicy
+    /// Device losses and recoveries already reported as events; with the control lock held only.
+    private var reportedLosses = 0
+    private var reportedRecoveries = 0
     /// Seconds of audio each player's ring holds ahead of the mixer.
     static let ringSeconds = 0.5
     static let blockFrames = 1024
     /// The latest device time a start may be scheduled for (about 31 years).
     package static let maximumDeviceTime = 1e9
 
-    /// A real-time engine playing to `sink`. Call `start()` to open the device.
-    package convenience init(sink: any OutputSink, maximumPlayers: Int = 256, decodeThreads: Int = 2) {
-        self.init(format: sink.format, periodFrames: sink.periodFrames, sink: sink, maximumPlayers: maximumPlayers, decodeThreads: decodeThreads)
+    /// A real-time engine playing to `sink`. Call `start()` to open the device. When the device
+    /// goes away later, the engine emits `.routeChange`, applies `onDeviceLoss` to playing
+    /// players and keeps reopening it with backoff.
+    package convenience init(sink: any OutputSink, maximumPlayers: Int = 256, decodeThreads: Int = 2,
+                             onDeviceLoss: DeviceLossPolicy = .pause) {
+        self.init(format: sink.format, periodFrames: sink.periodFrames, sink: sink, maximumPlayers: maximumPlayers,
+                  decodeThreads: decodeThreads, onDeviceLoss: onDeviceLoss)
     }
 
     /// An offline engine: nothing plays until `render(frames:into:)` asks for frames.
@@ -43,7 +52,9 @@ package final class Engine: @unchecked Sendable {
         self.init(format: format, periodFrames: periodFrames, sink: nil, maximumPlayers: maximumPlayers, decodeThreads: decodeThreads)
     }
 
-    private init(format: AudioFormat, periodFrames: Int, sink: (any OutputSink)?, maximumPlayers: Int, decodeThreads: Int) {
+    private init(format: AudioFormat, periodFrames: Int, sink: (any OutputSink)?, maximumPlayers: Int, decodeThreads: Int,
+                 onDeviceLoss: DeviceLossPolicy = .pause) {
+        self.onDeviceLoss = onDeviceLoss
         self.format = format
         self.periodFrames = periodFrames
         self.maximumPlayers = maximumPlayers
@@ -91,8 +102,10 @@ package final class Engine: @unchecked Sendable {
     package var outputLatency: Double { sink?.outputLatency ?? 0 }
     package var xruns: Int { sink?.xruns ?? 0 }
     package var outputDescription: OutputDescription { sink?.description ?? OutputDescription(kind: "offline", name: "offline") }
-    /// Why the device stopped accepting audio, if it did.
+    /// Why the device stopped accepting audio, while it is gone (nil again once it is back).
     package var deviceError: String? { renderLoop?.deviceError }
+    /// Whether the output device is gone right now (the render thread keeps retrying it).
+    package var isDeviceLost: Bool { renderLoop?.isDeviceLost ?? false }
     /// CPU seconds the render thread has used (real-time mode).
     package var renderCPUSeconds: Double { Double(renderLoop?.cpuNanoseconds.load(ordering: .relaxed) ?? 0) / 1e9 }
     /// Periods rendered so far.
@@ -236,12 +249,43 @@ package final class Engine: @unchecked Sendable {
     package func poll() {
         while let p = mixer.retired.pop() { Unmanaged<Voice>.fromOpaque(p).release() }
         let events: [EngineEvent] = control.withLock { state in
+            if let renderLoop { checkDevice(renderLoop, in: &state) }
             for slot in Array(state.players.keys) { checkCounters(slot: slot, in: &state) }
             defer { state.events.removeAll() }
             return state.events
         }
         guard !events.isEmpty, let handler = eventHandler.withLock({ $0 }) else { return }
         for e in events { handler(e) }
+    }
+
+    /// Control lock held (monitor thread): turns the render loop's loss and recovery counts into
+    /// route-change events, in order, and pauses playing players on a loss (policy `.pause`).
+    private func checkDevice(_ loop: RenderLoop, in state: inout ControlState) {
+        let losses = loop.losses.load(ordering: .acquiring)
+        let recoveries = loop.recoveries.load(ordering: .acquiring)
+        while reportedLosses != losses || reportedRecoveries != recoveries {
+            if reportedLosses == reportedRecoveries {
+                reportedLosses &+= 1
+                let why = loop.latestFailure ?? "the output device was lost"
+                state.events.append(.routeChange(reason: "oldDeviceUnavailable", detail: why))
+                if onDeviceLoss == .pause { pauseAllForDeviceLoss(in: &state) }
+            } else {
+                reportedRecoveries &+= 1
+                let output = outputDescription
+                state.events.append(.routeChange(reason: "newDeviceAvailable", detail: "\(output.kind):\(output.name)"))
+            }
+        }
+    }
+
+    /// Control lock held: pauses every playing or scheduled player, keeping its position (as `Player.pause` does).
+    private func pauseAllForDeviceLoss(in state: inout ControlState) {
+        for slot in state.players.keys.sorted() {
+            guard var p = state.players[slot], p.state == .playing || p.state == .scheduled else { continue }
+            send(.pause(slot: slot), in: &state)
+            p.state = .paused
+            state.events.append(.stateChanged(playerID: p.id, state: .paused))
+            state.players[slot] = p
+        }
     }
 
     private func checkCounters(slot: Int32, in state: inout ControlState) {

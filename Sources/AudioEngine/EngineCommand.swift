@@ -16,6 +16,10 @@ enum EngineCommand: BitwiseCopyable {
     case flush(slot: Int32, generation: UInt32, position: Double)
     /// Ramps the gain to `target` over `frames` frames.
     case gain(slot: Int32, target: Float, frames: Int32)
+    /// Ramps the gain to `target` over `frames` frames starting exactly at device frame
+    /// `frame` (mid-period if need be; at once if that frame has passed). The voice keeps one
+    /// pending scheduled ramp: a newer `gainAt` replaces one that has not started yet.
+    case gainAt(slot: Int32, frame: Int64, target: Float, frames: Int32)
     /// New pan matrix, reached over the smoothing time.
     case pan(slot: Int32, matrix: StereoPanner)
     /// New routing of sound channels to device channels (see `ChannelRouting`).

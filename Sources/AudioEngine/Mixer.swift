@@ -96,7 +96,7 @@ final class Mixer: @unchecked Sendable {
             }
             while slotEnd > 0 && slots[slotEnd - 1] == nil { slotEnd -= 1 }
         case let .play(slot, _), let .pause(slot), let .stop(slot), let .flush(slot, _, _),
-             let .gain(slot, _, _), let .pan(slot, _), let .routing(slot, _), let .metering(slot, _):
+             let .gain(slot, _, _), let .gainAt(slot, _, _, _), let .pan(slot, _), let .routing(slot, _), let .metering(slot, _):
             if let p = slots[Int(slot)] {
                 Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue().apply(command, now: now, smoothingFrames: smoothingFrames)
             }

@@ -242,6 +242,28 @@ package final class Player: @unchecked Sendable {
         }
     }
 
+    /// Ramps the volume linearly to `volume` over `rampDuration` seconds (0: the ~5 ms
+    /// smoothing ramp), starting exactly at device time `atDeviceTime` (seconds on the device
+    /// timeline; at once if that time has passed). The player keeps one such scheduled ramp:
+    /// a newer call replaces one that has not started yet; `setVolume` in between does not
+    /// cancel it. `volume` reads the target from now on.
+    /// Thread rules: any control-plane thread (serializes on the engine's lock).
+    package func scheduleVolume(_ volume: Double, atDeviceTime time: Double, rampDuration: Double) {
+        guard volume.isFinite else { return }
+        let v = min(1, max(0, volume))
+        let rate = Double(engine.format.sampleRate)
+        let seconds = time.isFinite ? min(max(time, 0), Engine.maximumDeviceTime) : 0
+        let frame = Int64((seconds * rate).rounded())
+        let frames = rampDuration.isFinite && rampDuration > 0
+            ? Int32(min(Double(Int32.max), max(1, (rampDuration * rate).rounded())))
+            : Int32(engine.mixer.smoothingFrames)
+        withControl { p, state in
+            p.volume = v
+            p.fadeCommand = nil
+            engine.send(.gainAt(slot: slot, frame: frame, target: Float(v), frames: frames), in: &state)
+        }
+    }
+
     /// Stereo position −1…1 (StereoPannerNode law), ramped over ~5 ms.
     package var pan: Double {
         get { withControl { p, _ in p.pan } ?? 0 }

@@ -8,6 +8,20 @@ package enum EngineEvent: Sendable, Equatable {
     case stateChanged(playerID: String, state: PlayerState)
     case finished(playerID: String, successfully: Bool)
     case decodeError(playerID: String, message: String)
+    /// The output device went away or came back (AVAudioSession's route change):
+    /// `reason` is `oldDeviceUnavailable` (`detail`: why) or `newDeviceAvailable`
+    /// (`detail`: the device, `kind:name`).
+    case routeChange(reason: String, detail: String)
+}
+
+/// What the engine does with playing players when its output device goes away.
+package enum DeviceLossPolicy: String, Sendable, CaseIterable {
+    /// Pause every playing or scheduled player (iOS on a headphone unplug); they stay paused
+    /// when the device comes back, until played.
+    case pause
+    /// Keep the players running on the device timeline (their audio goes nowhere until the
+    /// device is back).
+    case `continue`
 }
 
 /// The outcome of `play`: whether it started, the device time it starts at, and how late

@@ -30,6 +30,10 @@ extension Voice {
         case let .gain(_, target, frames):
             gain.ramp(to: target, frames: Int(frames))
             publishGain()
+        case let .gainAt(_, frame, target, frames):
+            pendingGainFrame = max(0, frame)
+            pendingGainTarget = target
+            pendingGainFrames = Int(max(0, frames))
         case let .metering(_, enabled):
             if enabled != chain.meter.isEnabled {
                 chain.meter.reset()
@@ -53,17 +57,45 @@ extension Voice {
     /// When a stage is active the contribution goes through `scratch` and the chain first.
     func render(into mix: UnsafeMutablePointer<Float>, frames: Int, outChannels: Int, now: Int64, waitForData: PosixSemaphore?) {
         guard chain.isActive && frames <= scratchFrames else {
-            _ = renderSource(into: mix, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData)
+            _ = renderSplittingAtPendingGain(into: mix, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData)
             return
         }
         let count = frames * outChannels
         scratch.update(repeating: 0, count: count)
-        if renderSource(into: scratch, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData) {
+        if renderSplittingAtPendingGain(into: scratch, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData) {
             chain.process(scratch, frames: frames, channels: outChannels)
             for i in 0..<count { mix[i] += scratch[i] }
         } else {
             chain.processSilence(frames: frames)
         }
+    }
+
+    /// `renderSource`, split in two at the device frame where a pending scheduled ramp
+    /// (`gainAt`) starts, so the ramp's first value lands on exactly that frame.
+    private func renderSplittingAtPendingGain(into mix: UnsafeMutablePointer<Float>, frames: Int, outChannels: Int, now: Int64,
+                                              waitForData: PosixSemaphore?) -> Bool {
+        guard pendingGainFrame >= 0 else {
+            return renderSource(into: mix, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData)
+        }
+        let offset = pendingGainFrame - now
+        if offset >= Int64(frames) {
+            return renderSource(into: mix, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData)
+        }
+        if offset <= 0 {
+            startPendingGain()
+            return renderSource(into: mix, frames: frames, outChannels: outChannels, now: now, waitForData: waitForData)
+        }
+        let k = Int(offset)
+        let first = renderSource(into: mix, frames: k, outChannels: outChannels, now: now, waitForData: waitForData)
+        startPendingGain()
+        let second = renderSource(into: mix + k * outChannels, frames: frames - k, outChannels: outChannels, now: now + Int64(k),
+                                  waitForData: waitForData)
+        return first || second
+    }
+
+    private func startPendingGain() {
+        gain.ramp(to: pendingGainTarget, frames: pendingGainFrames)
+        pendingGainFrame = -1
     }
 
     /// Adds the voice's frames for [now, now + frames) to `mix`; false when it added nothing

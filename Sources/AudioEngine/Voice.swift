@@ -29,6 +29,11 @@ final class Voice: @unchecked Sendable {
     var block: Int32 = -1
     var blockOffset = 0
     var gain = GainRamp(1)
+    /// The pending scheduled ramp (`EngineCommand.gainAt`): the device frame it starts at
+    /// (-1: none), its target and length in frames.
+    var pendingGainFrame: Int64 = -1
+    var pendingGainTarget: Float = 1
+    var pendingGainFrames = 0
     var matrix = StereoPanner(ll: 1, rl: 0, lr: 0, rr: 1)
     var matrixTarget = StereoPanner(ll: 1, rl: 0, lr: 0, rr: 1)
     var matrixRemaining = 0

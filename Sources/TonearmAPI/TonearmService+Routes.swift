@@ -40,6 +40,7 @@ extension TonearmService {
         route("POST", "/api/v1/play") { s in s.playTogether }
         route("GET", "/api/v1/nowplaying") { s in s.nowPlaying }
         route("POST", "/api/v1/session/interruption") { s in s.interruption }
+        route("POST", "/api/v1/announce", body: createBody, acceptsAudio: true) { s in s.announce }
         route("GET", "/api/v1/hooks") { s in s.listHooks }
         route("POST", "/api/v1/hooks") { s in s.createHook }
         route("GET", "/api/v1/hooks/{id}") { s in s.getHook }
@@ -51,7 +52,8 @@ extension TonearmService {
     }
 
     func health(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        .json(["status": "ok", "device": .string(engine.deviceError == nil ? "running" : "failed")])
+        let device = engine.isDeviceLost ? "lost" : engine.deviceError == nil ? "running" : "failed"
+        return .json(["status": "ok", "device": .string(device)])
     }
 
     func openAPI(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {

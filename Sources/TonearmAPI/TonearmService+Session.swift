@@ -6,10 +6,19 @@ import JSON
 /// interrupts the playing players that do not mix (they pause, get `player.interruption`
 /// began, and resume on ended), and a `duckOthers` player lowers the others while it plays.
 ///
+/// Ducks are scheduled on the device clock (`Player.scheduleVolume`): the others reach the
+/// ducked volume over the `duckLandingSeconds` that end on the ducker's first frame — its
+/// scheduled start when it has one, else the device frame playing when the request is
+/// handled. They are restored with a `SessionSettings.duckRampSeconds` ramp once it ends.
+///
 /// Threads: request handlers call `sessionStarted`, `sessionUserStopped` and
 /// `sessionRemoved`; engine events reach `sessionEnded` on `sessionQueue`. The bookkeeping is
 /// under `session`'s lock; pausing, resuming, ramps and events happen outside it.
 extension TonearmService {
+    /// Seconds of the ramp that ducks the others, ending on the ducker's first frame (short, so
+    /// it is not heard as a fade; scheduled ducks have landed when the announcement begins).
+    static let duckLandingSeconds = 0.01
+
     func managed(_ id: String) -> ManagedPlayer? { players.withLock { $0.first { $0.id == id } } }
 
     private static func mixes(_ m: ManagedPlayer) -> Bool { m.session.withLock { $0.mixesWithOthers } }
@@ -21,7 +30,7 @@ extension TonearmService {
         let interrupters = started.filter { !Self.mixes($0) }.map(\.id)
         let duckers = started.filter { $0.session.withLock { $0.ducksOthers } }
         var toPause: [ManagedPlayer] = []
-        var toDuck: [(ManagedPlayer, Double)] = []
+        var toDuck: [(ManagedPlayer, Double, Double)] = []  // player, factor, device time of the ducker's first frame
         session.withLock { book in
             for id in ids { book.interruptedBy[id] = nil }  // started by hand: no resume pending any more
             if let last = started.last { book.lastStarted = last.id }
@@ -34,10 +43,11 @@ extension TonearmService {
             }
             for d in duckers {
                 let factor = d.session.withLock { $0.duckFactor }
+                let start = d.player.startTime ?? engine.deviceCurrentTime
                 for q in others where !toPause.contains(where: { $0 === q }) {
                     let wasDucked = !(book.duckedBy[q.id]?.isEmpty ?? true)
                     book.duckedBy[q.id, default: []].insert(d.id)
-                    if !wasDucked { toDuck.append((q, factor)) }
+                    if !wasDucked { toDuck.append((q, factor, start)) }
                 }
             }
         }
@@ -46,12 +56,13 @@ extension TonearmService {
             persist(q)
             feed.publish("player.interruption", ["id": .string(q.id), "type": "began"], playerID: q.id)
         }
-        for (q, factor) in toDuck {
+        for (q, factor, start) in toDuck {
             let base = q.duckedFrom.withLock { saved -> Double in
                 if saved == nil { saved = q.player.volume }
                 return saved ?? 1
             }
-            q.player.setVolume(base * factor, fadeDuration: SessionSettings.duckRampSeconds)
+            // The ramp ends on the ducker's first frame: its first sample already plays over the ducked mix.
+            q.player.scheduleVolume(base * factor, atDeviceTime: start - Self.duckLandingSeconds, rampDuration: Self.duckLandingSeconds)
         }
     }
 
@@ -61,6 +72,7 @@ extension TonearmService {
     func sessionEnded(_ id: String) {
         guard let m = managed(id), !m.player.isPlaying else { return }
         endInterrupter(id, keepInterruptions: session.withLock { $0.isInterrupted(id) })
+        announcementEnded(id)
     }
 
     /// The user paused or stopped `m`: a pending resume of it is cancelled, and what it
@@ -78,6 +90,7 @@ extension TonearmService {
             if book.lastStarted == id { book.lastStarted = nil }
         }
         endInterrupter(id, keepInterruptions: false)
+        announcementRemoved(id)
     }
 
     private func endInterrupter(_ id: String, keepInterruptions: Bool) {
@@ -96,7 +109,8 @@ extension TonearmService {
                 defer { saved = nil }
                 return saved
             }
-            if let base { q.player.setVolume(base, fadeDuration: SessionSettings.duckRampSeconds) }
+            // Scheduled at once (time 0 has passed): it also replaces a duck that has not landed yet.
+            if let base { q.player.scheduleVolume(base, atDeviceTime: 0, rampDuration: SessionSettings.duckRampSeconds) }
         }
     }
 

@@ -106,6 +106,11 @@ package final class TonearmService: Sendable {
             feed.publish("player.finished", ["id": .string(id), "successfully": .bool(successfully)], playerID: id)
         case let .decodeError(id, message):
             feed.publish("player.decodeError", ["id": .string(id), "error": .string(message)], playerID: id)
+        case let .routeChange(reason, detail):
+            var data: JSONObject = ["reason": .string(reason)]
+            if !detail.isEmpty { data["detail"] = .string(detail) }
+            feed.publish("device.routeChange", .object(data), playerID: nil)
+            feed.publish("device.state", deviceJSON(), playerID: nil)
         }
     }
 
@@ -152,7 +157,7 @@ package final class TonearmService: Sendable {
             "deviceCurrentTime": .double(engine.deviceCurrentTime), "outputLatency": .double(engine.outputLatency),
             "periodFrames": .int(Int64(engine.periodFrames)),
             "output": ["kind": .string(output.kind), "name": .string(output.name)],
-            "state": .string(engine.deviceError == nil ? "running" : "failed"),
+            "state": .string(engine.isDeviceLost ? "lost" : engine.deviceError == nil ? "running" : "failed"),
             "xruns": .int(Int64(engine.xruns)),
         ]
         if let error = engine.deviceError { o["error"] = .string(error) }

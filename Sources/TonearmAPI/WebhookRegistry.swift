@@ -15,7 +15,7 @@ final class WebhookRegistry: Sendable {
     static let maximumCount = 256
     /// The events a hook may ask for (the state events of the SSE feed), besides "*".
     static let eventNames = ["player.created", "player.updated", "player.deleted", "player.state", "player.finished",
-                             "player.decodeError", "player.interruption", "device.state"]
+                             "player.decodeError", "player.interruption", "device.state", "device.routeChange"]
 
     /// Loads and starts the saved hooks.
     init(directory: String, logger: Logger) throws {

@@ -36,8 +36,14 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: ArgumentHelp("When the output device goes away: pause what is playing (until played again) or continue on the device timeline. Tonearm reopens the device either way.", valueName: "pause|continue"))
+    var onDeviceLoss = "pause"
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level '\(logLevel)'") }
+        guard DeviceLossPolicy(rawValue: onDeviceLoss) != nil else {
+            throw ValidationError("--on-device-loss: expected pause or continue, not '\(onDeviceLoss)'")
+        }
         guard maxUpload > 0 else { throw ValidationError("--max-upload must be a positive number of bytes") }
         _ = try ListenAddress(listen)
     }
@@ -70,7 +76,7 @@ struct ServeCommand: ParsableCommand {
 
         let choice = try device.makeSink()
         if let notice = choice.notice { logger.notice("\(notice)") }
-        let engine = Engine(sink: choice.sink)
+        let engine = Engine(sink: choice.sink, onDeviceLoss: DeviceLossPolicy(rawValue: onDeviceLoss) ?? .pause)
         do { try engine.start() } catch { throw CLIError("cannot open the output \(device.output): \(error)") }
 
         let allowedHosts = (ProcessInfo.processInfo.environment["TONEARM_ALLOWED_HOSTS"] ?? "")

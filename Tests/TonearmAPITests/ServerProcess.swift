@@ -36,10 +36,14 @@ final class ServerProcess {
     deinit { stop() }
 
     /// Starts the server and waits for /healthz.
-    func start(extraArguments: [String] = []) throws {
+    /// `environment` adds to (or overrides) this process's environment for the server only.
+    func start(extraArguments: [String] = [], environment: [String: String] = [:]) throws {
         port = Self.freePort()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         var arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--output", "wav:\(wavPath)",
                          "--media-root", mediaRoot, "--state-dir", stateDirectory, "--log-level", "warning"]
         if let token { arguments += ["--token", token] }
