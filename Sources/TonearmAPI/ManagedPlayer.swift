@@ -13,25 +13,30 @@ final class ManagedPlayer: Sendable {
     /// The volume to restore while another player ducks this one (nil: not ducked).
     let duckedFrom = Mutex<Double?>(nil)
 
-    init(player: Player, source: PlayerSource, createdAt: Double) {
+    /// False for temporary players (announcements): they are never written to the state dir.
+    let persistent: Bool
+
+    init(player: Player, source: PlayerSource, createdAt: Double, persistent: Bool = true) {
         self.player = player
         self.source = source
         self.createdAt = createdAt
+        self.persistent = persistent
     }
 
     var id: String { player.id }
 
     /// The settable properties as they are now (what persistence stores).
     var settings: PlayerSettings {
+        let v = player.snapshot()
         var s = PlayerSettings()
-        s.volume = duckedFrom.withLock { $0 } ?? player.volume
-        s.pan = player.pan
-        s.enableRate = player.enableRate
-        s.rate = player.rate
-        s.numberOfLoops = player.numberOfLoops
-        s.currentTime = player.currentTime
-        s.meteringEnabled = player.meteringEnabled
-        s.channelAssignments = .some(player.channelAssignments)
+        s.volume = duckedFrom.withLock { $0 } ?? v.volume
+        s.pan = v.pan
+        s.enableRate = v.enableRate
+        s.rate = v.rate
+        s.numberOfLoops = v.numberOfLoops
+        s.currentTime = v.currentTime
+        s.meteringEnabled = v.meteringEnabled
+        s.channelAssignments = .some(v.channelAssignments)
         let session = self.session.withReadLock { $0 }
         s.category = session.category
         s.categoryOptions = session.options

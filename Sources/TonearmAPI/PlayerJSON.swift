@@ -60,9 +60,9 @@ enum PlayerJSON {
     }
 
     /// `player.progress` data.
-    static func progress(_ p: Player) -> JSONValue {
-        ["id": .string(p.id), "currentTime": .double(p.currentTime), "duration": .double(p.duration),
-         "deviceCurrentTime": .double(p.deviceCurrentTime)]
+    static func progress(_ p: Player, _ v: PlayerSnapshot) -> JSONValue {
+        ["id": .string(p.id), "currentTime": .double(v.currentTime), "duration": .double(p.duration),
+         "deviceCurrentTime": .double(v.deviceCurrentTime)]
     }
 
     /// The meter channels array: `[{averagePower, peakPower}, …]`.

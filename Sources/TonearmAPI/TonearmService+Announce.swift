@@ -51,20 +51,8 @@ final class AnnouncementQueue: Sendable {
     static let idPrefix = "announce-"
 }
 
-/// One queue per service (TonearmService's stored properties are not extended here).
-private let announcementQueues = Mutex<[ObjectIdentifier: AnnouncementQueue]>([:])
-
 /// POST /api/v1/announce (issue 6, item 2).
 extension TonearmService {
-    var announcements: AnnouncementQueue {
-        announcementQueues.withLock { queues in
-            if let q = queues[ObjectIdentifier(self)] { return q }
-            let q = AnnouncementQueue()
-            queues[ObjectIdentifier(self)] = q
-            return q
-        }
-    }
-
     /// What an announce request asks for.
     private struct AnnounceRequest {
         var source: PlayerSource
@@ -156,7 +144,7 @@ extension TonearmService {
             if let error = error as? DecodeError { throw .invalid("url: \(error.detail)") }
             throw .conflict("\(error)")
         }
-        let m = ManagedPlayer(player: player, source: a.source, createdAt: Date().timeIntervalSince1970)
+        let m = ManagedPlayer(player: player, source: a.source, createdAt: Date().timeIntervalSince1970, persistent: false)
         player.volume = a.volume
         let (category, options) = a.mode.session
         m.session.withLock { s in
@@ -209,9 +197,7 @@ extension TonearmService {
         guard id.hasPrefix(AnnouncementQueue.idPrefix), let m = managed(id) else { return }
         let state = m.player.state
         guard state == .finished || state == .stopped || state == .idle else { return }
-        // The engine event that reported the end saves the player's record right after it
-        // queued this call: remove the announcement a moment later, once that has happened.
-        sessionQueue.asyncAfter(deadline: .now() + 0.05) { [weak self] in self?.finishAnnouncement(id) }
+        finishAnnouncement(id)
     }
 
     /// Removes announcement `id` (its player, its upload) and starts the next one.
@@ -254,9 +240,5 @@ extension TonearmService {
         removePlayer(m)  // sessionRemoved → announcementRemoved finds nothing left to do
         feed.publish("player.deleted", ["id": .string(m.id)], playerID: m.id)
         if let upload = item.upload { unlink(upload) }
-        // A finished player's record may be written by the event that reported it; drop it again.
-        let store = self.store
-        let id = m.id
-        sessionQueue.asyncAfter(deadline: .now() + 1) { store.remove(id: id) }
     }
 }

@@ -16,6 +16,8 @@ package final class TonearmService: Sendable {
     let store: StateStore
     let media: MediaLibrary
     let feed = EventFeed()
+    /// Announcements waiting or playing, in order.
+    let announcements = AnnouncementQueue()
     let requestGuard: RequestGuard
     let logger: Logger
     /// Players by id, in creation order.
@@ -67,6 +69,7 @@ package final class TonearmService: Sendable {
     }
 
     func persist(_ m: ManagedPlayer) {
+        guard m.persistent else { return }
         store.save(id: m.id, source: m.source, settings: m.settings, createdAt: m.createdAt)
     }
 
@@ -129,9 +132,11 @@ package final class TonearmService: Sendable {
                     let list = s.players.withReadLock { $0 }
                     var progress: [(String, String)] = []
                     var meters: [(String, String)] = []
-                    for m in list where m.player.isPlaying || m.player.state == .paused {
-                        if due.progress { progress.append((m.id, PlayerJSON.progress(m.player).serializedString(.compact))) }
-                        if due.meters && m.player.meteringEnabled {
+                    for m in list {
+                        let v = m.player.snapshot()
+                        guard v.isPlaying || v.state == .paused else { continue }
+                        if due.progress { progress.append((m.id, PlayerJSON.progress(m.player, v).serializedString(.compact))) }
+                        if due.meters && v.meteringEnabled {
                             meters.append((m.id, (["id": .string(m.id), "channels": PlayerJSON.meterChannels(m.player)] as JSONValue).serializedString(.compact)))
                         }
                     }
