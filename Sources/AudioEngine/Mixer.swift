@@ -69,7 +69,7 @@ final class Mixer: @unchecked Sendable {
             if let p = slots[i] {
                 let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
                 voice.render(into: buffer, frames: frames, outChannels: channels, now: now, waitForData: waitForData)
-                voice.publish()
+                voice.publishGain()
                 if voice.isActive { active = true }
             }
             i += 1

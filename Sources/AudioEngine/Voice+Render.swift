@@ -178,13 +178,8 @@ extension Voice {
         return true
     }
 
-    /// Publishes the mode and the gain for the control plane (after each cycle).
-    func publish() {
-        publishedMode.store(mode.rawValue, ordering: .releasing)
-        publishGain()
-    }
-
-    private func publishGain() {
+    /// Publishes the gain for the control plane (after each cycle).
+    func publishGain() {
         let bits = UInt64(gain.current.bitPattern) | (gain.isRamping ? 1 << 32 : 0)
         publishedGain.store(bits, ordering: .releasing)
     }

@@ -49,8 +49,6 @@ final class Voice: @unchecked Sendable {
     // published by the render thread
     /// Position in the sound, in source frames, as Double bits.
     let position = Atomic<UInt64>(0)
-    /// `Mode.rawValue` as of the last cycle.
-    let publishedMode = Atomic<UInt8>(0)
     /// Counts natural ends, decode failures and scheduled starts reached (the monitor diffs them).
     let finishedCount = Atomic<UInt32>(0)
     let failedCount = Atomic<UInt32>(0)

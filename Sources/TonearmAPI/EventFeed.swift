@@ -68,8 +68,6 @@ final class EventFeed: Sendable {
         observer.withLock { $0 = function }
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
     /// Numbers and sends a state event to every interested subscriber, and keeps it for replay.
     func publish(_ event: String, _ data: JSONValue, playerID: String?) {
         let text = data.serializedString(.compact)

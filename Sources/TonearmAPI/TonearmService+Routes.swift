@@ -99,7 +99,7 @@ extension TonearmService {
                                               metersInterval: meters, now: MonotonicClock.seconds)
         feed.subscribe(subscriber, lastEventID: lastID) {
             var events: [(String, JSONValue, String?)] = [("device.state", deviceJSON(), nil)]
-            for m in players.withLock({ $0 }) { events.append(("player.state", PlayerJSON.state(m.player), m.id)) }
+            for m in players.withReadLock({ $0 }) { events.append(("player.state", PlayerJSON.state(m.player), m.id)) }
             return events
         }
         return .eventStream(stream)

@@ -59,18 +59,18 @@ extension TonearmService {
     }
 
     func pause(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let m = try find(request.parameter("id") ?? "")
-        try RequestJSON.object(request, optional: true).finishOrThrow()
-        m.player.pause()
-        persist(m)
-        sessionUserStopped(m)
-        return .json(PlayerJSON.player(m))
+        try halt(request) { $0.pause() }
     }
 
     func stop(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try halt(request) { $0.stop() }
+    }
+
+    /// pause and stop: the user halts the player (its position is saved, what it interrupted resumes).
+    private func halt(_ request: HTTPRequest, _ action: (Player) -> Void) throws(APIError) -> HTTPResponse {
         let m = try find(request.parameter("id") ?? "")
         try RequestJSON.object(request, optional: true).finishOrThrow()
-        m.player.stop()
+        action(m.player)
         persist(m)
         sessionUserStopped(m)
         return .json(PlayerJSON.player(m))
