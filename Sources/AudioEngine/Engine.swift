@@ -146,7 +146,18 @@ package final class Engine: @unchecked Sendable {
 
     /// Opens `input` and adds a player for it. Throws `DecodeError` for a sound it cannot play.
     package func makePlayer(id: String, input: AudioInput, url: String? = nil) throws -> Player {
-        let decoder = try AudioDecoders.open(input)
+        try makePlayer(id: id, decoder: try AudioDecoders.open(input), url: url, schedule: nil)
+    }
+
+    /// Adds a player node (AVAudioPlayerNode): a player whose sound is a timeline of scheduled
+    /// items in `channels` channels at the device rate. Throws `EngineError.tooManyPlayers`.
+    package func makeNode(id: String, channels: Int) throws -> PlayerNode {
+        let schedule = NodeSchedule(channels: channels, sampleRate: format.sampleRate)
+        let player = try makePlayer(id: id, decoder: schedule, url: nil, schedule: schedule)
+        return PlayerNode(player: player, schedule: schedule)
+    }
+
+    private func makePlayer(id: String, decoder: any AudioDecoder, url: String?, schedule: NodeSchedule?) throws -> Player {
         let settings = decoder.settings
         guard settings.numberOfChannels >= 1, settings.sampleRate > 0 else {
             throw DecodeError(.corrupt, "the sound reports \(settings.numberOfChannels) channels at \(settings.sampleRate) Hz")
@@ -162,7 +173,7 @@ package final class Engine: @unchecked Sendable {
                 throw EngineError.tooManyPlayers(maximumPlayers)
             }
             state.players[slot] = PlayerControl(id: id, voice: voice, producer: producer, soundChannels: settings.numberOfChannels,
-                                                sourceRate: Double(settings.sampleRate))
+                                                sourceRate: Double(settings.sampleRate), schedule: schedule)
             send(.attach(slot: slot, voice: Unmanaged.passRetained(voice).toOpaque()), in: &state)
             send(.pan(slot: slot, matrix: StereoPanner(pan: 0, sourceChannels: settings.numberOfChannels)), in: &state)
             return slot
@@ -224,7 +235,7 @@ package final class Engine: @unchecked Sendable {
         while !producer.isReady(generation: generation, blocks: blocks) {
             // Offline, stale blocks leave the ring only at the next render call (which waits
             // for audio itself), so a ring they fill cannot get ready before then.
-            if isOffline && producer.ring.free.count == 0 { return true }
+            if isOffline && (producer.ring.free.count == 0 || producer.ring.filled.count >= blocks) { return true }
             if MonotonicClock.nanoseconds() >= deadline { return false }
             dataReady.wait(milliseconds: 2)
         }
@@ -250,7 +261,10 @@ package final class Engine: @unchecked Sendable {
         while let p = mixer.retired.pop() { Unmanaged<Voice>.fromOpaque(p).release() }
         let events: [EngineEvent] = control.withLock { state in
             if let renderLoop { checkDevice(renderLoop, in: &state) }
-            for slot in Array(state.players.keys) { checkCounters(slot: slot, in: &state) }
+            for slot in Array(state.players.keys) {
+                checkCounters(slot: slot, in: &state)
+                checkSchedule(slot: slot, in: &state)
+            }
             defer { state.events.removeAll() }
             return state.events
         }
@@ -286,6 +300,62 @@ package final class Engine: @unchecked Sendable {
             state.events.append(.stateChanged(playerID: p.id, state: .paused))
             state.players[slot] = p
         }
+    }
+
+    /// Control lock held: reports a node's finished items when their callback type's moment
+    /// has come (consumed: read by the worker; rendered: mixed; played back: rendered plus
+    /// the output latency, on the device clock).
+    private func checkSchedule(slot: Int32, in state: inout ControlState) {
+        guard var p = state.players[slot], let schedule = p.schedule else { return }
+        let now = mixer.nextFrame.load(ordering: .acquiring)
+        for c in schedule.takeConsumed() {
+            if c.callbackType == .dataConsumed {
+                state.events.append(completion(p.id, c, frame: now, cancelled: false))
+            } else {
+                p.awaitingRender.append(c)
+            }
+        }
+        let flushed = p.pendingSeek.map { mixer.appliedCommands.load(ordering: .acquiring) >= $0.command } ?? true
+        if !p.awaitingRender.isEmpty, flushed, let anchor = p.voice.anchor {
+            let step = p.stretching ? p.rate : 1
+            let latency = Int64((outputLatency * Double(format.sampleRate)).rounded())
+            var waiting: [NodeCompletion] = []
+            for var c in p.awaitingRender {
+                guard anchor.position >= Double(c.end) else { waiting.append(c); continue }
+                c.renderedFrame = anchor.frame - Int64(((anchor.position - Double(c.end)) / step).rounded())
+                if c.callbackType == .dataRendered {
+                    state.events.append(completion(p.id, c, frame: c.renderedFrame, cancelled: false))
+                } else {
+                    c.playedBackFrame = c.renderedFrame + latency
+                    p.awaitingPlayback.append(c)
+                }
+            }
+            p.awaitingRender = waiting
+        }
+        p.awaitingPlayback.removeAll { c in
+            guard now >= c.playedBackFrame else { return false }
+            state.events.append(completion(p.id, c, frame: c.playedBackFrame, cancelled: false))
+            return true
+        }
+        state.players[slot] = p
+    }
+
+    /// Control lock held: unschedules everything on a node; items not reported yet are
+    /// reported as cancelled (AVAudioPlayerNode calls their handlers on stop).
+    func cancelSchedule(slot: Int32, in state: inout ControlState) {
+        guard var p = state.players[slot], let schedule = p.schedule else { return }
+        let now = mixer.nextFrame.load(ordering: .acquiring)
+        var pending = p.awaitingRender + p.awaitingPlayback + schedule.takeConsumed()
+        pending += schedule.removeAll().map { NodeCompletion(item: $0.id, callbackType: $0.callbackType, end: $0.end) }
+        for c in pending { state.events.append(completion(p.id, c, frame: now, cancelled: true)) }
+        p.awaitingRender = []
+        p.awaitingPlayback = []
+        state.players[slot] = p
+    }
+
+    private func completion(_ node: String, _ c: NodeCompletion, frame: Int64, cancelled: Bool) -> EngineEvent {
+        .nodeCompleted(nodeID: node, item: c.item, callbackType: c.callbackType, sampleTime: c.end,
+                       deviceTime: Double(frame) / Double(format.sampleRate), cancelled: cancelled)
     }
 
     private func checkCounters(slot: Int32, in state: inout ControlState) {

@@ -105,7 +105,7 @@ package final class Player: @unchecked Sendable {
             p.pendingSeek = (position.rounded(.down), state.sentCommands)
             p.prepared = true
             if p.state == .idle || p.state == .stopped || p.state == .finished { p.state = .prepared }
-            return (p.voice.ring, p.producer, generation, stretching ? p.producer.stretchAheadBlocks : 8)
+            return (p.voice.ring, p.producer, generation, p.producer.blocksToPrepare(stretching: stretching))
         } ?? nil
         guard let (ring, producer, generation, ahead) = prepared else { return readControl { p, _ in p.prepared } ?? false }
         let wanted = min(ahead, ring.blockCount - 1)
@@ -202,6 +202,27 @@ package final class Player: @unchecked Sendable {
             engine.send(.flush(slot: slot, generation: generation, position: frames), in: &state)
             p.pendingSeek = (frames, state.sentCommands)
         }
+    }
+
+    /// How the sound's frames map to device frames while the player plays: a source frame
+    /// and the device frame it plays at, and source frames per device frame. Nil when it is
+    /// not playing, or has not played since its last seek.
+    func timelineAnchor() -> (position: Double, frame: Int64, step: Double)? {
+        readControl { p, state -> (Double, Int64, Double)? in
+            let step = p.stretching ? p.rate : 1
+            switch p.state {
+            case .scheduled:
+                guard let start = p.startTime else { return nil }
+                let frame = Int64((min(max(start, 0), Engine.maximumDeviceTime) * Double(engine.format.sampleRate)).rounded())
+                return (currentFrames(p, state), frame, step)
+            case .playing:
+                if let seek = p.pendingSeek, engine.mixer.appliedCommands.load(ordering: .acquiring) < seek.command { return nil }
+                guard let anchor = p.voice.anchor else { return nil }
+                return (anchor.position, anchor.frame, step)
+            default:
+                return nil
+            }
+        } ?? nil
     }
 
     // MARK: Parameters

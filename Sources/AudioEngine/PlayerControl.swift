@@ -7,6 +7,11 @@ struct PlayerControl {
     let producer: Producer
     let soundChannels: Int
     let sourceRate: Double
+    /// The timeline a player node reads (nil for a plain player).
+    let schedule: NodeSchedule?
+    /// A node's finished items waiting to be mixed, or to reach the output.
+    var awaitingRender: [NodeCompletion] = []
+    var awaitingPlayback: [NodeCompletion] = []
     var state: PlayerState = .idle
     var prepared = false
     var generation: UInt32 = 0

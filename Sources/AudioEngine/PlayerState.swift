@@ -12,6 +12,11 @@ package enum EngineEvent: Sendable, Equatable {
     /// `reason` is `oldDeviceUnavailable` (`detail`: why) or `newDeviceAvailable`
     /// (`detail`: the device, `kind:name`).
     case routeChange(reason: String, detail: String)
+    /// A node's scheduled item reached the moment its callback type names (or was
+    /// unscheduled by stop: `cancelled`). `sampleTime` is the item's end on the node's
+    /// timeline; `deviceTime` is when that moment came on the device clock.
+    case nodeCompleted(nodeID: String, item: String, callbackType: CompletionCallbackType, sampleTime: Int64, deviceTime: Double,
+                       cancelled: Bool)
 }
 
 /// What the engine does with playing players when its output device goes away.

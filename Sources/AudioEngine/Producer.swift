@@ -52,6 +52,8 @@ final class Producer: @unchecked Sendable {
     private let stretchBuffer: UnsafeMutablePointer<Float>
     /// Blocks queued ahead of the mixer while stretching (~100 ms) instead of the whole ring.
     let stretchAheadBlocks: Int
+    /// The node timeline this producer reads, when it feeds a player node.
+    private let schedule: NodeSchedule?
     private let sourceLength: Int64
     private var generation: UInt32 = 0
     private var started = false
@@ -69,6 +71,7 @@ final class Producer: @unchecked Sendable {
     init(decoder: any AudioDecoder, ring: BlockRing, deviceRate: Int) throws {
         self.decoder = decoder
         self.ring = ring
+        schedule = decoder as? NodeSchedule
         let settings = decoder.settings
         sourceChannels = settings.numberOfChannels
         sourceLength = decoder.frameCount
@@ -88,6 +91,11 @@ final class Producer: @unchecked Sendable {
         stretchBuffer.deallocate()
     }
 
+    /// Blocks `prepare` waits for: what the producer keeps queued ahead.
+    func blocksToPrepare(stretching: Bool) -> Int {
+        schedule != nil ? 2 : stretching ? stretchAheadBlocks : 8
+    }
+
     /// Fills up to `maximumBlocks` blocks; returns how many it queued. Worker thread only.
     func fill(maximumBlocks: Int) -> Int {
         let wanted = request.withLock { $0 }
@@ -99,6 +107,12 @@ final class Producer: @unchecked Sendable {
         while queued < maximumBlocks {
             // While stretching, stay only ~100 ms ahead so a rate change is heard soon.
             if stretcher != nil && ring.filled.count >= stretchAheadBlocks { break }
+            // A node stays ~100 ms ahead, and only two blocks ahead through silence, so items
+            // scheduled while it plays are rarely late.
+            if let schedule {
+                let ahead = schedule.isSilent(ahead: Int64(2 * ring.blockFrames)) ? 2 : stretchAheadBlocks
+                if ring.filled.count >= ahead { break }
+            }
             if block < 0 {
                 guard let b = ring.free.pop() else { break }
                 block = b

@@ -26,9 +26,12 @@ extension Voice {
             generation = newGeneration
             streamPosition = 0
             position.store(newPosition.bitPattern, ordering: .releasing)
+            publishAnchor(position: newPosition, frame: .min)
             if mode == .playing { mode = .waiting }
         case let .gain(_, target, frames):
-            gain.ramp(to: target, frames: Int(frames))
+            // Smoothing is for audible changes: a voice not sounding yet takes the value at once,
+            // so a start is the same whenever its settings arrived (offline = real time).
+            gain.ramp(to: target, frames: isSounding || Int(frames) > smoothingFrames ? Int(frames) : 0)
             publishGain()
         case let .gainAt(_, frame, target, frames):
             pendingGainFrame = max(0, frame)
@@ -41,13 +44,17 @@ extension Voice {
             }
         case let .pan(_, newMatrix):
             matrixTarget = newMatrix
-            matrixRemaining = smoothingFrames
+            matrixRemaining = isSounding ? smoothingFrames : 0
+            if !isSounding { matrix = newMatrix }
         case let .routing(_, newRouting):
             routing = newRouting
         case .attach, .detach:
             break
         }
     }
+
+    /// Whether the voice's audio is being heard (it has started and is not paused).
+    private var isSounding: Bool { mode == .playing }
 
     /// Whether the voice holds the device timeline running (SPEC 2.1).
     var isActive: Bool { mode != .idle }
@@ -172,6 +179,7 @@ extension Voice {
             var p = h.sourceFrame + Double(Int64(streamPosition) - h.streamFrame) * h.sourceStep
             if sourceLength > 0 { while p >= sourceLength { p -= sourceLength } }
             position.store(p.bitPattern, ordering: .releasing)
+            publishAnchor(position: p, frame: origin + streamPosition)
         }
         // Keep parameters moving even in frames that had no audio, so ramps stay on time.
         if i < frames { gain.advance(frames - i) }

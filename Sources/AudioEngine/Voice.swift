@@ -49,6 +49,10 @@ final class Voice: @unchecked Sendable {
     // published by the render thread
     /// Position in the sound, in source frames, as Double bits.
     let position = Atomic<UInt64>(0)
+    /// The position and the device frame it plays at, published together (see `anchor`).
+    private let anchorSequence = Atomic<UInt64>(0)
+    private let anchorPosition = Atomic<UInt64>(0)
+    private let anchorFrame = Atomic<Int64>(0)
     /// Counts natural ends, decode failures and scheduled starts reached (the monitor diffs them).
     let finishedCount = Atomic<UInt32>(0)
     let failedCount = Atomic<UInt32>(0)
@@ -78,6 +82,31 @@ final class Voice: @unchecked Sendable {
     deinit { scratch.deallocate() }
 
     var positionFrames: Double { Double(bitPattern: position.load(ordering: .acquiring)) }
+
+    /// Render thread: publishes that source frame `position` plays at device frame `frame`
+    /// (a sequence lock: the reader never sees one without the other; the writer never waits).
+    func publishAnchor(position: Double, frame: Int64) {
+        let sequence = anchorSequence.load(ordering: .relaxed)
+        anchorSequence.store(sequence &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        anchorPosition.store(position.bitPattern, ordering: .relaxed)
+        anchorFrame.store(frame, ordering: .relaxed)
+        anchorSequence.store(sequence &+ 2, ordering: .releasing)
+    }
+
+    /// Any thread: the latest (source position, device frame) pair the mixer played, or
+    /// nil before the voice has played anything since its last flush.
+    var anchor: (position: Double, frame: Int64)? {
+        while true {
+            let before = anchorSequence.load(ordering: .acquiring)
+            if before == 0 { return nil }
+            if before & 1 != 0 { continue }
+            let position = Double(bitPattern: anchorPosition.load(ordering: .relaxed))
+            let frame = anchorFrame.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if anchorSequence.load(ordering: .relaxed) == before { return frame == .min ? nil : (position, frame) }
+        }
+    }
 
     /// Any thread: the current gain and whether it is ramping (a fade or smoothing).
     var currentGain: (value: Float, ramping: Bool) {

@@ -9,6 +9,8 @@ package struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// A regular file streamed with sendfile; a missing file becomes 404.
         case file(path: String)
+        /// Like `file`, but the file is removed once opened (a result made for this response).
+        case temporaryFile(path: String)
         /// A `text/event-stream` fed by `EventStream` from any thread.
         case eventStream(EventStream)
     }

@@ -213,8 +213,9 @@ final class ServerCore: Sendable {
         switch response.body {
         case .bytes(let bytes):
             mhd = bytes.withUnsafeBytes { tonearm_mhd_response_copy($0.count, $0.baseAddress) }
-        case .file(let path):
+        case .file(let path), .temporaryFile(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            if case .temporaryFile = response.body { unlink(path) }
             var st = stat()
             if fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                 mhd = MHD_create_response_from_fd(Int(st.st_size), fd)

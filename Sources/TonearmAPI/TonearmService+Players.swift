@@ -111,7 +111,11 @@ extension TonearmService {
 
     /// Validates every change first (all or nothing), then applies them in a safe order.
     func apply(_ s: PlayerSettings, to m: ManagedPlayer) throws(APIError) {
-        let p = m.player
+        try apply(s, to: m.player, managed: m)
+    }
+
+    /// `apply` for an engine player: the API player `managed` (its duck and session), or a node's player (nil).
+    func apply(_ s: PlayerSettings, to p: Player, managed m: ManagedPlayer?) throws(APIError) {
         let prepared = ![PlayerState.idle, .stopped, .finished].contains(p.state)
         if let enable = s.enableRate, enable != p.enableRate, prepared {
             throw .conflict("enableRate: can only change before prepare — stop the player first (it is \(p.state.rawValue))")
@@ -136,13 +140,15 @@ extension TonearmService {
         }
         if let enable = s.enableRate { p.enableRate = enable }
         if let rate = s.rate { p.rate = rate }
-        if let volume = s.volume { setVolumeRespectingDuck(volume, of: m) }
+        if let volume = s.volume {
+            if let m { setVolumeRespectingDuck(volume, of: m) } else { p.volume = volume }
+        }
         if let pan = s.pan { p.pan = pan }
         if let loops = s.numberOfLoops { p.numberOfLoops = loops }
         if let metering = s.meteringEnabled { p.meteringEnabled = metering }
         if let assignments = s.channelAssignments { p.channelAssignments = assignments }
         if let t = s.currentTime { p.currentTime = t }
-        m.session.withLock { session in
+        m?.session.withLock { session in
             if let c = s.category { session.category = c }
             if let o = s.categoryOptions { session.options = o }
             if let r = s.resumeAfterInterruption { session.resumeAfterInterruption = r }

@@ -38,6 +38,18 @@ extension TonearmService {
         route("GET", "/api/v1/players/{id}/artwork") { s in s.artwork }
         route("POST", "/api/v1/players/{id}/command") { s in s.command }
         route("POST", "/api/v1/play") { s in s.playTogether }
+        route("GET", "/api/v1/nodes") { s in s.listNodes }
+        route("POST", "/api/v1/nodes") { s in s.createNode }
+        route("GET", "/api/v1/nodes/{id}") { s in s.getNode }
+        route("PATCH", "/api/v1/nodes/{id}") { s in s.patchNode }
+        route("DELETE", "/api/v1/nodes/{id}") { s in s.deleteNode }
+        route("POST", "/api/v1/nodes/{id}/schedule", body: createBody, acceptsAudio: true) { s in s.scheduleOnNode }
+        route("POST", "/api/v1/nodes/{id}/play") { s in s.playNode }
+        route("POST", "/api/v1/nodes/{id}/pause") { s in s.pauseNode }
+        route("POST", "/api/v1/nodes/{id}/stop") { s in s.stopNode }
+        route("POST", "/api/v1/nodes/{id}/fade") { s in s.fadeNode }
+        route("GET", "/api/v1/nodes/{id}/meters") { s in s.nodeMeters }
+        route("POST", "/api/v1/render") { s in s.render }
         route("GET", "/api/v1/nowplaying") { s in s.nowPlaying }
         route("POST", "/api/v1/session/interruption") { s in s.interruption }
         route("POST", "/api/v1/announce", body: createBody, acceptsAudio: true) { s in s.announce }
@@ -100,6 +112,7 @@ extension TonearmService {
         feed.subscribe(subscriber, lastEventID: lastID) {
             var events: [(String, JSONValue, String?)] = [("device.state", deviceJSON(), nil)]
             for m in players.withReadLock({ $0 }) { events.append(("player.state", PlayerJSON.state(m.player), m.id)) }
+            for n in nodes.withReadLock({ $0 }) { events.append(("node.state", NodeJSON.state(n.node), n.nodeID)) }
             return events
         }
         return .eventStream(stream)

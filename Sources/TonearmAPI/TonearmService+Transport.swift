@@ -106,25 +106,30 @@ extension TonearmService {
     /// POST /api/v1/play: all the players start on the same device frame, or none starts.
     func playTogether(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         var reader = try RequestJSON.object(request)
-        let ids = try RequestJSON.validate { () throws(JSONFieldError) in
-            try reader.elements("players").map { (f: JSONField) throws(JSONFieldError) in try f.string() }
+        let (ids, nodeIDs) = try RequestJSON.validate { () throws(JSONFieldError) in
+            (try (reader.optionalElements("players") ?? []).map { (f: JSONField) throws(JSONFieldError) in try f.string() },
+             try (reader.optionalElements("nodes") ?? []).map { (f: JSONField) throws(JSONFieldError) in try f.string() })
         }
         let time = try readStartTime(&reader)
         try reader.finishOrThrow()
-        guard !ids.isEmpty else { throw .invalid("players: name at least one player") }
-        if let dup = ids.first(where: { id in ids.filter { $0 == id }.count > 1 }) {
-            throw .invalid("players: '\(dup)' is listed twice")
+        guard !ids.isEmpty || !nodeIDs.isEmpty else { throw .invalid("players: name at least one player (or node, in nodes)") }
+        for (field, list) in [("players", ids), ("nodes", nodeIDs)] {
+            if let dup = list.first(where: { id in list.filter { $0 == id }.count > 1 }) {
+                throw .invalid("\(field): '\(dup)' is listed twice")
+            }
         }
         var chosen: [ManagedPlayer] = []
         for id in ids { chosen.append(try find(id)) }
+        var chosenNodes: [PlayerNode] = []
+        for id in nodeIDs { chosenNodes.append(try findNode(id)) }
         try requireDevice()
         // Without a time, start a little ahead so every player is prepared in time.
         let startTime = time ?? engine.deviceCurrentTime + 0.1
-        let result = engine.play(chosen.map(\.player), atTime: startTime)
+        let result = engine.play(chosen.map(\.player) + chosenNodes.map(\.player), atTime: startTime)
         guard result.ok else { throw .invalid("players: one of the sounds could not be decoded, so none started") }
         sessionStarted(chosen)
         return .json(["startTime": .double(startTime), "lateBy": .double(result.lateBy),
-                      "players": .array(chosen.map(PlayerJSON.player))])
+                      "players": .array(chosen.map(PlayerJSON.player)), "nodes": .array(chosenNodes.map(NodeJSON.node))])
     }
 }
 

@@ -22,6 +22,8 @@ package final class TonearmService: Sendable {
     let logger: Logger
     /// Players by id, in creation order.
     let players = ReadWriteLock<[ManagedPlayer]>([])
+    /// Player nodes, in creation order.
+    let nodes = ReadWriteLock<[NodeEntry]>([])
     /// Interruptions, ducks and now playing between players (TonearmService+Session).
     let session = Mutex(SessionBook())
     /// Where engine events are turned into session actions (resuming may wait for audio).
@@ -97,6 +99,16 @@ package final class TonearmService: Sendable {
 
     private func engineEvent(_ event: EngineEvent) {
         switch event {
+        case let .stateChanged(id, _) where id.hasPrefix("node:"):
+            let nodeID = String(id.dropFirst("node:".count))
+            if let n = nodes.withReadLock({ $0.first { $0.nodeID == nodeID } }) {
+                feed.publish("node.state", NodeJSON.state(n.node), playerID: nodeID)
+            }
+        case let .nodeCompleted(id, item, callbackType, sampleTime, deviceTime, cancelled):
+            let nodeID = String(id.dropFirst("node:".count))
+            feed.publish("node.completed", ["node": .string(nodeID), "item": .string(item), "callbackType": .string(callbackType.rawValue),
+                                            "sampleTime": .int(sampleTime), "deviceTime": .double(deviceTime), "cancelled": .bool(cancelled)],
+                         playerID: nodeID)
         case let .stateChanged(id, state):
             if state == .paused || state == .stopped || state == .finished {
                 sessionQueue.async { [weak self] in self?.sessionEnded(id) }
