@@ -8,6 +8,8 @@ package struct APIConfiguration: Sendable {
     package var token: String?
     /// Largest accepted upload in bytes.
     package var maxUpload: Int
+    /// Longest offline render one request may ask for (seconds).
+    package var maxRenderSeconds: Double
     /// The control page's folder, or nil to serve none.
     package var publicDirectory: String?
     /// The OpenAPI document served at /openapi.yaml.
@@ -17,11 +19,13 @@ package struct APIConfiguration: Sendable {
     package var allowedHosts: [String]
 
     package init(mediaRoots: [String], stateDirectory: String, token: String?, maxUpload: Int = 512 << 20,
+                 maxRenderSeconds: Double = 3 * 3600,
                  publicDirectory: String?, openAPIPath: String?, allowedHosts: [String] = []) {
         self.mediaRoots = mediaRoots
         self.stateDirectory = stateDirectory
         self.token = token
         self.maxUpload = maxUpload
+        self.maxRenderSeconds = maxRenderSeconds
         self.publicDirectory = publicDirectory
         self.openAPIPath = openAPIPath
         self.allowedHosts = allowedHosts

@@ -12,13 +12,10 @@ import JSON
 /// same period and the same order as real-time playback, so the result is sample for
 /// sample what `--output wav` writes for the same schedule.
 extension TonearmService {
-    /// The longest render one request may ask for (seconds).
-    static let maximumRenderSeconds = 3 * 3600.0
-
     func render(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         var reader = try RequestJSON.object(request)
         let (duration, formatName, nodeFields, playerFields) = try RequestJSON.validate { () throws(JSONFieldError) in
-            (try reader.double("duration", in: 0...Self.maximumRenderSeconds), try reader.optionalString("format") ?? "wav",
+            (try reader.double("duration", in: 0...configuration.maxRenderSeconds), try reader.optionalString("format") ?? "wav",
              try reader.optionalElements("nodes") ?? [], try reader.optionalElements("players") ?? [])
         }
         try reader.finishOrThrow()

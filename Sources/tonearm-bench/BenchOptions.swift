@@ -5,7 +5,8 @@ import Foundation
 /// ```
 /// tonearm-bench [--minutes 10] [--players 1,16,64] [--realtime-seconds 30]
 ///               [--realtime-players 64] [--skip-peers]
-///               [--only offline|realtime|http|sse|latency|rate|stretch|metering]
+///               [--only offline|realtime|http|sse|latency|rate|stretch|metering|render]
+///               [--render-nodes 16]
 ///               [--http-seconds 10] [--sse-clients 500] [--sse-seconds 10]
 ///               [--latency-runs 200] [--rate 1.25] [--stretch-seconds 600]
 ///               [--metering-minutes 2] [--metering-repeats 2] [--inputs build/bench]
@@ -14,7 +15,7 @@ import Foundation
 struct BenchOptions: Sendable {
     /// Which part of the benchmark to run.
     enum Part: String, Sendable {
-        case all, offline, realtime, http, sse, latency, rate, stretch, metering
+        case all, offline, realtime, http, sse, latency, rate, stretch, metering, render
     }
 
     /// Length of each generated input, and of each offline render, in minutes.
@@ -49,11 +50,14 @@ struct BenchOptions: Sendable {
     var meteringMinutes: Double = 2
     /// Off/on pairs of the metering comparison (the fastest of each side is compared).
     var meteringRepeats = 2
+    /// Nodes in the offline render over HTTP (one input each).
+    var renderNodes = 16
 
     static let usage = """
         usage: tonearm-bench [--minutes 10] [--players 1,16,64] [--realtime-seconds 30]
                              [--realtime-players 64] [--skip-peers]
-                             [--only offline|realtime|http|sse|latency|rate|stretch|metering]
+                             [--only offline|realtime|http|sse|latency|rate|stretch|metering|render]
+                             [--render-nodes 16]
                              [--http-seconds 10] [--http-connections 64] [--sse-clients 500]
                              [--sse-seconds 10] [--latency-runs 200] [--rate 1.25]
                              [--stretch-seconds 600] [--metering-minutes 2] [--metering-repeats 2]
@@ -68,7 +72,9 @@ struct BenchOptions: Sendable {
         N clients of /api/v1/events?progress=0.1 while one player plays; server CPU. Latency:
         POST …/play to the first rendered frame, in process. Stretch: the engine's time-stretcher
         against `soundstretch` on the same 48 kHz WAV. Metering: the offline mix with metering
-        off and on. JSON lines on stdout; a table on stderr.
+        off and on. Render: POST /api/v1/render of N nodes (one input each, volume 0.5, pan
+        spread) to the release server, against `sox -m` and `ffmpeg amix` of the same inputs.
+        JSON lines on stdout; a table on stderr.
         """
 
     /// Parses `arguments` (without the program name); throws a message for bad input.
@@ -139,6 +145,8 @@ struct BenchOptions: Sendable {
                 options.meteringMinutes = try number(for: flag)
             case "--metering-repeats":
                 options.meteringRepeats = try count(for: flag)
+            case "--render-nodes":
+                options.renderNodes = try count(for: flag)
             case "--inputs":
                 options.inputsDirectory = try value(for: flag)
             case "-h", "--help":

@@ -104,5 +104,11 @@ if options.runs(.metering) {
                                  repeats: options.meteringRepeats, progress: report.note))
 }
 
+if options.runs(.render) {
+    report.note("render: POST /api/v1/render of \(options.renderNodes) nodes…")
+    report.add(RenderBench.run(inputs: inputs.list(count: options.renderNodes), mediaRoot: mediaRoot, seconds: inputs.seconds,
+                               skipPeers: options.skipPeers, progress: report.note))
+}
+
 report.printTable()
 exit(report.hadFailures ? 1 : 0)

@@ -30,6 +30,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Largest accepted upload in bytes.")
     var maxUpload = 512 << 20
 
+    @Option(help: "Longest offline render (POST /api/v1/render) one request may ask for, in seconds.")
+    var maxRenderSeconds = 3 * 3600.0
+
     @Option(help: "The control page's folder (default: the public/ folder shipped with Tonearm).")
     var `public`: String?
 
@@ -45,6 +48,9 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--on-device-loss: expected pause or continue, not '\(onDeviceLoss)'")
         }
         guard maxUpload > 0 else { throw ValidationError("--max-upload must be a positive number of bytes") }
+        guard maxRenderSeconds > 0, maxRenderSeconds <= 24 * 3600 else {
+            throw ValidationError("--max-render-seconds must be more than 0 and at most 86400")
+        }
         _ = try ListenAddress(listen)
     }
 
@@ -86,6 +92,7 @@ struct ServeCommand: ParsableCommand {
             service = try TonearmService(
                 engine: engine,
                 configuration: APIConfiguration(mediaRoots: roots, stateDirectory: stateDir, token: token, maxUpload: maxUpload,
+                                                maxRenderSeconds: maxRenderSeconds,
                                                 publicDirectory: resources.publicDirectory, openAPIPath: resources.openAPIPath,
                                                 allowedHosts: allowedHosts + [address.host]),
                 logger: logger)
