@@ -29,8 +29,10 @@ final class NodeSchedule: AudioDecoder, @unchecked Sendable {
     private var tail: Int64 = 0
     /// The previously scheduled item while it is not fully read (a continuation may join it).
     private var tailItem: ScheduledItem?
-    /// Items read to the end since the monitor last looked.
+    /// Items read to the end since the monitor last looked, behind their own lock so the
+    /// monitor never waits for a `read` in progress.
     private var consumed: [NodeCompletion] = []
+    private let consumedLock = NSLock()
     private var itemNumber = 0
 
     init(channels: Int, sampleRate: Int) {
@@ -96,17 +98,26 @@ final class NodeSchedule: AudioDecoder, @unchecked Sendable {
         items.removeAll()
         tail = 0
         tailItem = nil
+        consumedLock.lock()
         consumed.removeAll()
+        consumedLock.unlock()
         for item in removed { item.stream = nil }
         return removed
     }
 
     /// Monitor: items read to the end since the last call.
     func takeConsumed() -> [NodeCompletion] {
-        lock.lock()
-        defer { lock.unlock() }
+        consumedLock.lock()
+        defer { consumedLock.unlock() }
         defer { consumed.removeAll() }
         return consumed
+    }
+
+    /// Items not fully read yet.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return items.count
     }
 
     /// The items not fully read yet, in start order.
@@ -194,6 +205,8 @@ final class NodeSchedule: AudioDecoder, @unchecked Sendable {
         }
         item.stream = nil
         if tailItem === item { tailItem = nil }
+        consumedLock.lock()
         consumed.append(NodeCompletion(item: item.id, callbackType: item.callbackType, end: item.end))
+        consumedLock.unlock()
     }
 }

@@ -54,7 +54,13 @@ package final class PlayerNode: Sendable {
         return schedule.schedule(.buffer(samples), startingFrame: 0, frameCount: frames, at: sampleTime, callbackType: callbackType, id: id)
     }
 
+    /// Items a node holds at most (each may keep a decoder open).
+    package static let maximumQueue = 1024
+
     private func checkTime(_ sampleTime: Int64?) throws(ScheduleError) {
+        guard schedule.count < Self.maximumQueue else {
+            throw .invalid("the node already has \(Self.maximumQueue) items scheduled; schedule more as these play")
+        }
         guard let sampleTime else { return }
         guard sampleTime >= 0, sampleTime <= Int64(Engine.maximumDeviceTime) * Int64(sampleRate) else {
             throw .invalid("at.sampleTime: \(sampleTime) is not a sample time on the node's timeline (0 or more)")

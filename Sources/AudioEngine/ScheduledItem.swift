@@ -30,8 +30,8 @@ package struct ScheduledItemInfo: Sendable, Equatable {
     package var sampleTime: Int64
     package var length: Int64
     package var callbackType: CompletionCallbackType
-    /// `scheduled` (not reached yet), `playing` (being read), `consumed` (read; waiting to be
-    /// rendered or played back).
+    /// `scheduled` (not reached yet) or `playing` (being read); an item read to its end
+    /// leaves the queue.
     package var status: String
 }
 

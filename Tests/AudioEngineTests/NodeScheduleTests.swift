@@ -52,6 +52,27 @@ import TestSupport
         #expect(differing == 0, "\(differing) samples differ from the file played straight through")
     }
 
+    @Test func aSegmentScheduledWhileThePreviousPlaysStillJoinsSampleExactly() throws {
+        let f = try EngineFixture()
+        let path = try f.mp3("noise", stereoNoise(44_100), rate: 44_100, channels: 2)
+        let straight = try f.player(path)
+        straight.play()
+        let reference = f.render(seconds: 1.2)
+        straight.remove()
+
+        let g = try EngineFixture()
+        let node = try g.engine.makeNode(id: "n", channels: 2)
+        let length = try AudioDecoders.open(.file(path)).frameCount
+        _ = try node.scheduleSegment(try AudioDecoders.open(.file(path)), key: path, startingFrame: 0, frameCount: 30_000, at: nil,
+                                     callbackType: .dataConsumed, id: nil)
+        #expect(node.player.play())
+        var out = g.render(seconds: 0.2)  // the first segment is being read now
+        _ = try node.scheduleSegment(try AudioDecoders.open(.file(path)), key: path, startingFrame: 30_000, frameCount: length - 30_000,
+                                     at: nil, callbackType: .dataConsumed, id: nil)
+        out += g.render(seconds: 1)
+        #expect(zip(out, reference).filter { $0 != $1 }.isEmpty)
+    }
+
     @Test func anItemAtASampleTimeStartsOnThatSample() throws {
         let f = try EngineFixture()
         let node = try f.engine.makeNode(id: "n", channels: 2)
