@@ -85,12 +85,14 @@ extension TonearmService {
         var body = NodeJSON.node(node).objectValue ?? [:]
         func sampleTime(_ name: String) throws(APIError) -> Int64? {
             guard let text = request.queryValue(name) else { return nil }
-            guard let v = Int64(text), abs(v) <= 1 << 52 else { throw .invalid("\(name): '\(text)' is not a sample time (an integer)") }
+            guard let v = Int64(text), v.magnitude <= 1 << 52 else { throw .invalid("\(name): '\(text)' is not a sample time (an integer)") }
             return v
         }
-        if let n = try sampleTime("nodeSampleTime") {
+        // Both are checked; with both, nodeSampleTime is converted.
+        let (nodeTime, playerTime) = (try sampleTime("nodeSampleTime"), try sampleTime("playerSampleTime"))
+        if let n = nodeTime {
             body["conversion"] = ["nodeSampleTime": .int(n), "playerSampleTime": node.playerTime(forNodeTime: n).map { .int($0) } ?? .null]
-        } else if let p = try sampleTime("playerSampleTime") {
+        } else if let p = playerTime {
             body["conversion"] = ["playerSampleTime": .int(p), "nodeSampleTime": node.nodeTime(forPlayerTime: p).map { .int($0) } ?? .null]
         }
         return .json(.object(body))

@@ -112,9 +112,11 @@ extension TonearmService {
         }
     }
 
-    /// Runs `body`, naming `path` in front of the detail of an error it throws.
+    /// Runs `body`, naming `path` in front of the detail of an error it throws (unless the
+    /// detail names it already, as errors from parsing the item's JSON do).
     private func prefixed<T>(_ path: String, _ body: () throws(APIError) -> T) throws(APIError) -> T {
         do { return try body() } catch {
+            guard !error.detail.contains(path) else { throw error }
             var e = error
             e.detail = "\(path).\(error.detail)"
             throw e

@@ -16,12 +16,14 @@ mkdir -p "$dir/media"
 sox -n -r 48000 -c 1 "$dir/media/tone.wav" synth 0.5 sine 440 vol 0.3
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$BIN" serve --listen 127.0.0.1:$port --output null --media-root "$dir/media" --state-dir "$dir/state" \
-  --log-level warning --max-upload 1000000 &
+  --log-level warning --max-upload 1000000 --max-render-seconds 5 &
 pid=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 # A player for the {id} paths to find.
 curl -fs -X PUT "http://127.0.0.1:$port/api/v1/players/p" -H 'Content-Type: application/json' \
   -d "{\"url\": \"file://$dir/media/tone.wav\"}" >/dev/null
+# A node for the /api/v1/nodes/{id} paths to find.
+curl -fs -X POST "http://127.0.0.1:$port/api/v1/nodes" -H 'Content-Type: application/json' -d '{"id": "p"}' >/dev/null
 
 schemathesis --config-file Tests/API/schemathesis.toml run openapi.yaml --url "http://127.0.0.1:$port" --checks all --seed 20261122 \
   --max-examples ${MAX_EXAMPLES:-40} --exclude-path /api/v1/events --workers 1
