@@ -164,10 +164,16 @@ package final class Engine: @unchecked Sendable {
         }
         let blockCount = max(8, Int(Engine.ringSeconds * Double(format.sampleRate)) / Engine.blockFrames)
         let ring = BlockRing(blockCount: blockCount, blockFrames: Engine.blockFrames, channels: settings.numberOfChannels)
-        let producer = try Producer(decoder: decoder, ring: ring, deviceRate: format.sampleRate)
+        // A sound at another rate plays through its rate's resample bus when there can be one
+        // (the voice then runs at the sound's rate); otherwise libsoxr converts it alone.
+        let bus = resampleBus(forRate: settings.sampleRate)
+        let rate = bus == nil ? format.sampleRate : settings.sampleRate
+        let producer = try Producer(decoder: decoder, ring: ring, deviceRate: rate)
         let routing = ChannelRouting.make(soundChannels: settings.numberOfChannels, deviceChannels: format.channels, assignments: nil)
         let voice = Voice(ring: ring, soundChannels: settings.numberOfChannels, sourceLength: Double(decoder.frameCount), routing: routing,
-                          deviceChannels: format.channels, maximumFrames: periodFrames, sampleRate: format.sampleRate)
+                          deviceChannels: format.channels,
+                          maximumFrames: bus.map { ResampleBus.maximumFrames(resampler: $0.resampler, periodFrames: periodFrames) } ?? periodFrames,
+                          sampleRate: rate, bus: bus)
         let slot: Int32 = try control.withLock { state in
             guard let slot = state.freeSlots.popLast() else {
                 throw EngineError.tooManyPlayers(maximumPlayers)
@@ -180,6 +186,22 @@ package final class Engine: @unchecked Sendable {
         }
         workers[Int(slot) % workers.count].add(producer)
         return Player(engine: self, slot: slot, id: id, url: url, decoder: decoder)
+    }
+
+    /// The resample bus for sounds at `rate` (made on first use), or nil when the sound plays
+    /// at the device rate or the ratio has too many phases.
+    private func resampleBus(forRate rate: Int) -> (index: Int, resampler: PolyphaseResampler)? {
+        guard rate != format.sampleRate else { return nil }
+        return control.withLock { state -> (index: Int, resampler: PolyphaseResampler)? in
+            if let existing = state.buses[rate] { return existing }
+            guard state.buses.count < Mixer.maximumBuses,
+                  let resampler = PolyphaseResampler(inputRate: rate, outputRate: format.sampleRate) else { return nil }
+            let index = state.buses.count
+            let bus = ResampleBus(resampler: resampler, channels: format.channels, periodFrames: periodFrames)
+            send(.addBus(index: Int32(index), bus: Unmanaged.passRetained(bus).toOpaque()), in: &state)
+            state.buses[rate] = (index, resampler)
+            return (index, resampler)
+        }
     }
 
     /// Removes a player: it stops at once and its buffers are released.

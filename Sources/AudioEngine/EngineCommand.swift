@@ -5,6 +5,8 @@ import AudioDSP
 enum EngineCommand: BitwiseCopyable {
     /// Adds a voice (a retained `Voice`, opaque) to the mixer's table.
     case attach(slot: Int32, voice: UnsafeMutableRawPointer)
+    /// Adds a resample bus (a retained `ResampleBus`, opaque) as bus `index`; kept for the mixer's life.
+    case addBus(index: Int32, bus: UnsafeMutableRawPointer)
     /// Removes the voice; the mixer hands the pointer back on the retire queue.
     case detach(slot: Int32)
     /// Starts at device frame `startFrame`, or as soon as audio is ready when it is negative.

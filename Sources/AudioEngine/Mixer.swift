@@ -19,6 +19,10 @@ final class Mixer: @unchecked Sendable {
     private var slotEnd = 0
     private var timeline: Int64 = 0
     private let workers: [DecodeWorker]
+    /// Resample buses by index (see `ResampleBus`); filled by `addBus` commands.
+    private let buses: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private var busCount = 0
+    static let maximumBuses = 16
 
     /// The device frame the next cycle renders (0 while nothing plays or is paused).
     let nextFrame = Atomic<Int64>(0)
@@ -39,6 +43,8 @@ final class Mixer: @unchecked Sendable {
         slots.initialize(repeating: nil, count: maximumVoices)
         slotCapacity = maximumVoices
         self.workers = workers
+        buses = .allocate(capacity: Mixer.maximumBuses)
+        buses.initialize(repeating: nil, count: Mixer.maximumBuses)
     }
 
     deinit {
@@ -46,8 +52,12 @@ final class Mixer: @unchecked Sendable {
             if let p = slots[i] { Unmanaged<Voice>.fromOpaque(p).release() }
         }
         while let p = retired.pop() { Unmanaged<Voice>.fromOpaque(p).release() }
+        for i in 0..<Mixer.maximumBuses {
+            if let p = buses[i] { Unmanaged<ResampleBus>.fromOpaque(p).release() }
+        }
         buffer.deallocate()
         slots.deallocate()
+        buses.deallocate()
     }
 
     /// Renders `frames` (at most a period; a whole one in real time) into `buffer`.
@@ -63,18 +73,28 @@ final class Mixer: @unchecked Sendable {
 
         let channels = format.channels
         buffer.update(repeating: 0, count: frames * channels)
-        var active = false
-        var i = 0
-        while i < slotEnd {
-            if let p = slots[i] {
-                let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
-                voice.render(into: buffer, frames: frames, outChannels: channels, now: now, waitForData: waitForData)
-                voice.publishGain()
-                if voice.isActive { active = true }
+        var active = renderVoices(bus: -1, into: buffer, frames: frames, now: now, lead: 0, waitForData: waitForData)
+        var b = 0
+        while b < busCount {
+            if let p = buses[b] {
+                let bus = Unmanaged<ResampleBus>.fromOpaque(p).takeUnretainedValue()
+                let region = bus.prepare(outputEnd: now + Int64(frames))
+                let lead = region.start + Int64(region.frames) - bus.busFrame(now + Int64(frames))
+                if renderVoices(bus: b, into: region.into, frames: region.frames, now: region.start, lead: lead, waitForData: waitForData) {
+                    active = true
+                }
+                bus.resample(start: now, frames: frames, addingInto: buffer)
             }
-            i += 1
+            b += 1
         }
         timeline = active ? now + Int64(frames) : 0
+        if !active {
+            b = 0
+            while b < busCount {
+                if let p = buses[b] { Unmanaged<ResampleBus>.fromOpaque(p).takeUnretainedValue().reset() }
+                b += 1
+            }
+        }
         nextFrame.store(timeline, ordering: .releasing)
         cycles.add(1, ordering: .relaxed)
         var w = 0
@@ -84,8 +104,47 @@ final class Mixer: @unchecked Sendable {
         }
     }
 
+    /// Mixes the voices of `bus` (−1: those at the device rate) for `frames` frames of their
+    /// timeline from `now` into `out` (the last `lead` of them play after the device's next
+    /// frame); whether any of them holds the timeline running.
+    private func renderVoices(bus: Int, into out: UnsafeMutablePointer<Float>, frames: Int, now: Int64, lead: Int64,
+                              waitForData: PosixSemaphore?) -> Bool {
+        var active = false
+        var i = 0
+        while i < slotEnd {
+            if let p = slots[i] {
+                let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
+                if voice.bus == bus {
+                    voice.positionLead = lead
+                    voice.render(into: out, frames: frames, outChannels: format.channels, now: now, waitForData: waitForData)
+                    voice.publishGain()
+                    if voice.isActive { active = true }
+                }
+            }
+            i += 1
+        }
+        return active
+    }
+
+    /// A command for a bused voice, with its device frames and lengths turned into the bus's.
+    private func converted(_ command: EngineCommand, for bus: ResampleBus) -> EngineCommand {
+        switch command {
+        case let .play(slot, start) where start >= 0:
+            .play(slot: slot, startFrame: bus.busFrame(start))
+        case let .gain(slot, target, frames):
+            .gain(slot: slot, target: target, frames: Int32(clamping: bus.busFrames(Int(frames))))
+        case let .gainAt(slot, frame, target, frames):
+            .gainAt(slot: slot, frame: bus.busFrame(frame), target: target, frames: Int32(clamping: bus.busFrames(Int(frames))))
+        default:
+            command
+        }
+    }
+
     private func apply(_ command: EngineCommand, now: Int64) {
         switch command {
+        case let .addBus(index, bus):
+            buses[Int(index)] = bus
+            busCount = max(busCount, Int(index) + 1)
         case let .attach(slot, voice):
             slots[Int(slot)] = voice
             slotEnd = max(slotEnd, Int(slot) + 1)
@@ -98,7 +157,13 @@ final class Mixer: @unchecked Sendable {
         case let .play(slot, _), let .pause(slot), let .stop(slot), let .flush(slot, _, _),
              let .gain(slot, _, _), let .gainAt(slot, _, _, _), let .pan(slot, _), let .routing(slot, _), let .metering(slot, _):
             if let p = slots[Int(slot)] {
-                Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue().apply(command, now: now, smoothingFrames: smoothingFrames)
+                let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
+                if voice.bus >= 0, let b = buses[voice.bus] {
+                    let bus = Unmanaged<ResampleBus>.fromOpaque(b).takeUnretainedValue()
+                    voice.apply(converted(command, for: bus), now: bus.rendered, smoothingFrames: bus.smoothingFrames)
+                } else {
+                    voice.apply(command, now: now, smoothingFrames: smoothingFrames)
+                }
             }
         }
     }

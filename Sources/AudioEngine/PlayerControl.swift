@@ -41,6 +41,8 @@ struct ControlState {
     /// Commands pushed so far (compared with `Mixer.appliedCommands`).
     var sentCommands = 0
     var events: [EngineEvent] = []
+    /// Resample buses by source rate (bus index and its resampler).
+    var buses: [Int: (index: Int, resampler: PolyphaseResampler)] = [:]
 
     init(maximumPlayers: Int) {
         freeSlots = (0..<Int32(maximumPlayers)).reversed()

@@ -48,7 +48,7 @@ extension Voice {
             if !isSounding { matrix = newMatrix }
         case let .routing(_, newRouting):
             routing = newRouting
-        case .attach, .detach:
+        case .attach, .detach, .addBus:
             break
         }
     }
@@ -176,10 +176,16 @@ extension Voice {
             if blockOffset == blockFrames { releaseBlock() }
         }
         if let h = lastHeader {
-            var p = h.sourceFrame + Double(Int64(streamPosition) - h.streamFrame) * h.sourceStep
-            if sourceLength > 0 { while p >= sourceLength { p -= sourceLength } }
+            // The position of the frame the device plays next: `positionLead` frames before the
+            // end of what was mixed (a bus mixes ahead of the device by its filter).
+            let at = max(0, streamPosition - positionLead)
+            var p = h.sourceFrame + Double(at - h.streamFrame) * h.sourceStep
+            if sourceLength > 0 {
+                while p >= sourceLength { p -= sourceLength }
+                while p < 0 { p += sourceLength }
+            }
             position.store(p.bitPattern, ordering: .releasing)
-            publishAnchor(position: p, frame: origin + streamPosition)
+            publishAnchor(position: p, frame: origin + at)
         }
         // Keep parameters moving even in frames that had no audio, so ramps stay on time.
         if i < frames { gain.advance(frames - i) }

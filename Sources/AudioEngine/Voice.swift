@@ -14,6 +14,11 @@ final class Voice: @unchecked Sendable {
 
     let ring: BlockRing
     let soundChannels: Int
+    /// The resample bus the voice plays through (its frames are the bus's, at the sound's
+    /// rate), or −1: it plays at the device rate.
+    let bus: Int
+    /// For a bused voice, how bus frames map to device frames (see `ResampleBus`).
+    private let busMapping: (up: Int64, down: Int64, delay: Int64)?
     /// Frames in one pass of the sound (source rate), for wrapping positions across loops.
     let sourceLength: Double
 
@@ -29,6 +34,10 @@ final class Voice: @unchecked Sendable {
     var block: Int32 = -1
     var blockOffset = 0
     var gain = GainRamp(1)
+    /// Frames at the end of the current cycle's mix that the device plays only later (set by
+    /// the mixer for a bused voice: the bus runs ahead by its filter), so `position` is the
+    /// device's.
+    var positionLead: Int64 = 0
     /// The pending scheduled ramp (`EngineCommand.gainAt`): the device frame it starts at
     /// (-1: none), its target and length in frames.
     var pendingGainFrame: Int64 = -1
@@ -67,8 +76,10 @@ final class Voice: @unchecked Sendable {
 
     /// `deviceChannels`, `maximumFrames` (a period) and `sampleRate` size the stage chain.
     init(ring: BlockRing, soundChannels: Int, sourceLength: Double, routing: ChannelRouting,
-         deviceChannels: Int, maximumFrames: Int, sampleRate: Int) {
+         deviceChannels: Int, maximumFrames: Int, sampleRate: Int, bus: (index: Int, resampler: PolyphaseResampler)? = nil) {
         self.ring = ring
+        self.bus = bus?.index ?? -1
+        busMapping = bus.map { (Int64($0.resampler.up), Int64($0.resampler.down), $0.resampler.delay) }
         self.soundChannels = soundChannels
         self.sourceLength = sourceLength
         self.routing = routing
@@ -83,9 +94,11 @@ final class Voice: @unchecked Sendable {
 
     var positionFrames: Double { Double(bitPattern: position.load(ordering: .acquiring)) }
 
-    /// Render thread: publishes that source frame `position` plays at device frame `frame`
-    /// (a sequence lock: the reader never sees one without the other; the writer never waits).
+    /// Render thread: publishes that source frame `position` plays at frame `frame` (the
+    /// bus's, for a bused voice; published as a device frame) (a sequence lock: the reader never sees one without the other; the writer never waits).
     func publishAnchor(position: Double, frame: Int64) {
+        var frame = frame
+        if let m = busMapping, frame != .min { frame = (frame - m.delay) * m.up / m.down }
         let sequence = anchorSequence.load(ordering: .relaxed)
         anchorSequence.store(sequence &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
