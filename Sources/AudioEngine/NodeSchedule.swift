@@ -127,13 +127,6 @@ final class NodeSchedule: AudioDecoder, @unchecked Sendable {
         return items.map { $0.info(status: $0.stream == nil ? "scheduled" : "playing") }
     }
 
-    /// The next timeline frame the reader produces (ahead of what plays by the ring).
-    var readPosition: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return position
-    }
-
     /// Worker: whether nothing is scheduled in the next `frames` frames of the timeline
     /// (the producer then stays just ahead of the mixer, so items added now are not late).
     func isSilent(ahead frames: Int64) -> Bool {
