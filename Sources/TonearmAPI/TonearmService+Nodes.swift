@@ -126,22 +126,9 @@ extension TonearmService {
 
     func playNode(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let node = try findNode(request.parameter("id") ?? "")
-        var reader = try RequestJSON.object(request, optional: true)
-        let time = try readStartTime(&reader)
-        try reader.finishOrThrow()
-        try requireDevice()
-        let result: PlayResult
-        if let time {
-            result = node.player.play(atTime: time)
-        } else {
-            let ok = node.player.play()
-            result = PlayResult(ok: ok, startTime: node.player.startTime ?? (ok ? engine.deviceCurrentTime : nil), lateBy: 0)
-        }
+        let result = try startPlaying(node.player, request)
         guard result.ok else { throw .unavailable("the node could not start: its audio was not ready in time") }
-        var body = NodeJSON.node(node).objectValue ?? [:]
-        body["startTime"] = result.startTime.map { .double($0) } ?? .null
-        body["lateBy"] = .double(result.lateBy)
-        return .json(.object(body))
+        return .json(Self.adding(result, to: NodeJSON.node(node)))
     }
 
     func pauseNode(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -160,23 +147,13 @@ extension TonearmService {
 
     func fadeNode(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let node = try findNode(request.parameter("id") ?? "")
-        var reader = try RequestJSON.object(request)
-        let (volume, duration) = try RequestJSON.validate { () throws(JSONFieldError) in
-            let v = try reader.double("volume", in: 0...1)
-            let d = try reader.double("duration", in: 0...3600)
-            try reader.finish()
-            return (v, d)
-        }
-        node.player.setVolume(volume, fadeDuration: duration)
+        try fade(node.player, request)
         return nodeUpdated(node)
     }
 
     func nodeMeters(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let node = try findNode(request.parameter("id") ?? "")
-        guard node.player.meteringEnabled else {
-            throw .conflict("metering is off for node '\(NodeJSON.apiID(node))': PATCH {\"meteringEnabled\": true} first")
-        }
-        return .json(["channels": PlayerJSON.meterChannels(node.player)])
+        return try meters(node.player, named: "node '\(NodeJSON.apiID(node))'")
     }
 
     /// POST /api/v1/nodes/{id}/schedule: JSON names a sound (`url` or `player`); audio bytes

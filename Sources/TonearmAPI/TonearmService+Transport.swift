@@ -37,25 +37,32 @@ extension TonearmService {
 
     func play(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let m = try find(request.parameter("id") ?? "")
-        var reader = try RequestJSON.object(request, optional: true)
-        let time = try readStartTime(&reader)
-        try reader.finishOrThrow()
-        try requireDevice()
-        let result: PlayResult
-        if let time {
-            result = m.player.play(atTime: time)
-        } else {
-            let ok = m.player.play()
-            result = PlayResult(ok: ok, startTime: m.player.startTime ?? (ok ? engine.deviceCurrentTime : nil), lateBy: 0)
-        }
+        let result = try startPlaying(m.player, request)
         guard result.ok else {
             throw .invalid("the sound could not be decoded: \(m.player.lastError ?? "decoding failed")")
         }
         sessionStarted([m])
-        var body = PlayerJSON.player(m).objectValue ?? [:]
+        return .json(Self.adding(result, to: PlayerJSON.player(m)))
+    }
+
+    /// The play request of a player or node: `{"atTime"}`, `{"delay"}` or now (for a device
+    /// that works). The caller says what a failed start means.
+    func startPlaying(_ p: Player, _ request: HTTPRequest) throws(APIError) -> PlayResult {
+        var reader = try RequestJSON.object(request, optional: true)
+        let time = try readStartTime(&reader)
+        try reader.finishOrThrow()
+        try requireDevice()
+        if let time { return p.play(atTime: time) }
+        let ok = p.play()
+        return PlayResult(ok: ok, startTime: p.startTime ?? (ok ? engine.deviceCurrentTime : nil), lateBy: 0)
+    }
+
+    /// `object` with the start's `startTime` and `lateBy`.
+    static func adding(_ result: PlayResult, to object: JSONValue) -> JSONValue {
+        var body = object.objectValue ?? [:]
         body["startTime"] = result.startTime.map { .double($0) } ?? .null
         body["lateBy"] = .double(result.lateBy)
-        return .json(.object(body))
+        return .object(body)
     }
 
     func pause(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -78,6 +85,12 @@ extension TonearmService {
 
     func fade(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let m = try find(request.parameter("id") ?? "")
+        try fade(m.player, request)
+        return updated(m)
+    }
+
+    /// `{"volume", "duration"}`: a fade of a player or node.
+    func fade(_ p: Player, _ request: HTTPRequest) throws(APIError) {
         var reader = try RequestJSON.object(request)
         let (volume, duration) = try RequestJSON.validate { () throws(JSONFieldError) in
             let v = try reader.double("volume", in: 0...1)
@@ -85,16 +98,20 @@ extension TonearmService {
             try reader.finish()
             return (v, d)
         }
-        m.player.setVolume(volume, fadeDuration: duration)
-        return updated(m)
+        p.setVolume(volume, fadeDuration: duration)
     }
 
     func meters(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let m = try find(request.parameter("id") ?? "")
-        guard m.player.meteringEnabled else {
-            throw .conflict("metering is off for '\(m.id)': PATCH {\"meteringEnabled\": true} first")
+        return try meters(m.player, named: "'\(m.id)'")
+    }
+
+    /// The meter readings of a player or node (`name` as the error should call it); 409 with metering off.
+    func meters(_ p: Player, named name: String) throws(APIError) -> HTTPResponse {
+        guard p.meteringEnabled else {
+            throw .conflict("metering is off for \(name): PATCH {\"meteringEnabled\": true} first")
         }
-        return .json(["channels": PlayerJSON.meterChannels(m.player)])
+        return .json(["channels": PlayerJSON.meterChannels(p)])
     }
 
     func artwork(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
