@@ -73,25 +73,39 @@ final class Mixer: @unchecked Sendable {
 
         let channels = format.channels
         buffer.update(repeating: 0, count: frames * channels)
-        var active = renderVoices(bus: -1, into: buffer, frames: frames, now: now, lead: 0, waitForData: waitForData)
+        let end = now + Int64(frames)
         var b = 0
         while b < busCount {
-            if let p = buses[b] {
-                let bus = Unmanaged<ResampleBus>.fromOpaque(p).takeUnretainedValue()
-                let region = bus.prepare(outputEnd: now + Int64(frames))
-                let lead = region.start + Int64(region.frames) - bus.busFrame(now + Int64(frames))
-                if renderVoices(bus: b, into: region.into, frames: region.frames, now: region.start, lead: lead, waitForData: waitForData) {
-                    active = true
+            bus(b)?.prepare(outputEnd: end)
+            b += 1
+        }
+        var active = false
+        var i = 0
+        while i < slotEnd {
+            if let p = slots[i] {
+                let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
+                if voice.bus >= 0, let bus = bus(voice.bus) {
+                    voice.positionLead = bus.cycleLead
+                    voice.render(into: bus.cycleInto, frames: bus.cycleFrames, outChannels: channels, now: bus.cycleStart,
+                                 waitForData: waitForData)
+                } else {
+                    voice.render(into: buffer, frames: frames, outChannels: channels, now: now, waitForData: waitForData)
                 }
-                bus.resample(start: now, frames: frames, addingInto: buffer)
+                voice.publishGain()
+                if voice.isActive { active = true }
             }
+            i += 1
+        }
+        b = 0
+        while b < busCount {
+            bus(b)?.resample(start: now, frames: frames, addingInto: buffer)
             b += 1
         }
         timeline = active ? now + Int64(frames) : 0
         if !active {
             b = 0
             while b < busCount {
-                if let p = buses[b] { Unmanaged<ResampleBus>.fromOpaque(p).takeUnretainedValue().reset() }
+                bus(b)?.reset()
                 b += 1
             }
         }
@@ -104,26 +118,10 @@ final class Mixer: @unchecked Sendable {
         }
     }
 
-    /// Mixes the voices of `bus` (−1: those at the device rate) for `frames` frames of their
-    /// timeline from `now` into `out` (the last `lead` of them play after the device's next
-    /// frame); whether any of them holds the timeline running.
-    private func renderVoices(bus: Int, into out: UnsafeMutablePointer<Float>, frames: Int, now: Int64, lead: Int64,
-                              waitForData: PosixSemaphore?) -> Bool {
-        var active = false
-        var i = 0
-        while i < slotEnd {
-            if let p = slots[i] {
-                let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
-                if voice.bus == bus {
-                    voice.positionLead = lead
-                    voice.render(into: out, frames: frames, outChannels: format.channels, now: now, waitForData: waitForData)
-                    voice.publishGain()
-                    if voice.isActive { active = true }
-                }
-            }
-            i += 1
-        }
-        return active
+    /// Resample bus `index`, if it has been added.
+    @inline(__always)
+    private func bus(_ index: Int) -> ResampleBus? {
+        buses[index].map { Unmanaged<ResampleBus>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// A command for a bused voice, with its device frames and lengths turned into the bus's.
@@ -158,8 +156,7 @@ final class Mixer: @unchecked Sendable {
              let .gain(slot, _, _), let .gainAt(slot, _, _, _), let .pan(slot, _), let .routing(slot, _), let .metering(slot, _):
             if let p = slots[Int(slot)] {
                 let voice = Unmanaged<Voice>.fromOpaque(p).takeUnretainedValue()
-                if voice.bus >= 0, let b = buses[voice.bus] {
-                    let bus = Unmanaged<ResampleBus>.fromOpaque(b).takeUnretainedValue()
+                if voice.bus >= 0, let bus = bus(voice.bus) {
                     voice.apply(converted(command, for: bus), now: bus.rendered, smoothingFrames: bus.smoothingFrames)
                 } else {
                     voice.apply(command, now: now, smoothingFrames: smoothingFrames)

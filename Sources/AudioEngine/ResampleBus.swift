@@ -33,6 +33,7 @@ final class ResampleBus: @unchecked Sendable {
         capacity = ResampleBus.maximumFrames(resampler: resampler, periodFrames: periodFrames) + resampler.taps
         buffer = .allocate(capacity: capacity * channels)
         buffer.initialize(repeating: 0, count: capacity * channels)
+        cycleInto = buffer
     }
 
     deinit { buffer.deallocate() }
@@ -48,17 +49,25 @@ final class ResampleBus: @unchecked Sendable {
     /// Bus frames for a duration of `frames` device frames.
     func busFrames(_ frames: Int) -> Int { Int((Int64(frames) * Int64(resampler.down) + Int64(resampler.up / 2)) / Int64(resampler.up)) }
 
-    /// Where the frames to render for device frames up to `end` go: the bus frame they start
-    /// at, how many, and the place in `buffer` (zeroed).
-    func prepare(outputEnd end: Int64) -> (start: Int64, frames: Int, into: UnsafeMutablePointer<Float>) {
+    /// This cycle's frames for the voices (set by `prepare`): the bus frame they start at,
+    /// how many, where in `buffer` they go, and how many of them the device plays only after
+    /// the cycle's last frame (the filter's look-ahead).
+    private(set) var cycleStart: Int64 = 0
+    private(set) var cycleFrames = 0
+    private(set) var cycleInto: UnsafeMutablePointer<Float>
+    private(set) var cycleLead: Int64 = 0
+
+    /// Sets up (and zeroes) the frames to render for device frames up to `end`.
+    func prepare(outputEnd end: Int64) {
         let needed = resampler.inputEnd(forOutputEnd: end)
-        let frames = max(0, Int(needed - rendered))
-        let into = buffer + Int(rendered - bufferStart) * channels
-        into.update(repeating: 0, count: frames * channels)
-        return (rendered, frames, into)
+        cycleStart = rendered
+        cycleFrames = max(0, Int(needed - rendered))
+        cycleInto = buffer + Int(rendered - bufferStart) * channels
+        cycleInto.update(repeating: 0, count: cycleFrames * channels)
+        cycleLead = needed - busFrame(end)
     }
 
-    /// After the voices rendered `prepare`'s frames: adds device frames `start ..< start + frames`
+    /// After the voices rendered the cycle's frames: adds device frames `start ..< start + frames`
     /// to `out` and drops the input no later output needs.
     func resample(start: Int64, frames: Int, addingInto out: UnsafeMutablePointer<Float>) {
         rendered = resampler.inputEnd(forOutputEnd: start + Int64(frames))

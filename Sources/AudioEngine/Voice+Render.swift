@@ -25,8 +25,7 @@ extension Voice {
             releaseBlock()
             generation = newGeneration
             streamPosition = 0
-            position.store(newPosition.bitPattern, ordering: .releasing)
-            publishAnchor(position: newPosition, frame: .min)
+            publishPosition(newPosition, frame: .min)
             if mode == .playing { mode = .waiting }
         case let .gain(_, target, frames):
             // Smoothing is for audible changes: a voice not sounding yet takes the value at once,
@@ -184,8 +183,7 @@ extension Voice {
                 while p >= sourceLength { p -= sourceLength }
                 while p < 0 { p += sourceLength }
             }
-            position.store(p.bitPattern, ordering: .releasing)
-            publishAnchor(position: p, frame: origin + at)
+            publishPosition(p, frame: origin + at)
         }
         // Keep parameters moving even in frames that had no audio, so ramps stay on time.
         if i < frames { gain.advance(frames - i) }

@@ -56,9 +56,8 @@ final class Voice: @unchecked Sendable {
     let scratchFrames: Int
 
     // published by the render thread
-    /// Position in the sound, in source frames, as Double bits.
-    let position = Atomic<UInt64>(0)
-    /// The position and the device frame it plays at, published together (see `anchor`).
+    /// The position in the sound (source frames, Double bits) and the device frame it plays
+    /// at, published together (see `publishPosition` and `anchor`).
     private let anchorSequence = Atomic<UInt64>(0)
     private let anchorPosition = Atomic<UInt64>(0)
     private let anchorFrame = Atomic<Int64>(0)
@@ -92,11 +91,13 @@ final class Voice: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    var positionFrames: Double { Double(bitPattern: position.load(ordering: .acquiring)) }
+    /// Any thread: the position in the sound, in source frames.
+    var positionFrames: Double { Double(bitPattern: anchorPosition.load(ordering: .acquiring)) }
 
-    /// Render thread: publishes that source frame `position` plays at frame `frame` (the
-    /// bus's, for a bused voice; published as a device frame) (a sequence lock: the reader never sees one without the other; the writer never waits).
-    func publishAnchor(position: Double, frame: Int64) {
+    /// Render thread: publishes the position, and that it plays at frame `frame` (the bus's
+    /// for a bused voice, published as a device frame; `.min`: not known until it plays). A
+    /// sequence lock: a reader never sees one without the other, the writer never waits.
+    func publishPosition(_ position: Double, frame: Int64) {
         var frame = frame
         if let m = busMapping, frame != .min { frame = (frame - m.delay) * m.up / m.down }
         let sequence = anchorSequence.load(ordering: .relaxed)
