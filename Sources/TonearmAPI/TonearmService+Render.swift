@@ -104,10 +104,7 @@ extension TonearmService {
             do { player = try offline.makePlayer(id: "\(at)", input: .file(resolved.path), url: resolved.url) } catch {
                 throw .invalid("url: \(error)")
             }
-            if let t = settings.currentTime, t > player.duration {
-                throw .invalid("currentTime: \(t) is past the end of the sound (duration \(player.duration) s)")
-            }
-            try apply(settings, to: player, managed: nil)
+            try apply(settings, to: player, managed: nil)  // checks currentTime against the duration too
             return (time, player)
         }
     }
