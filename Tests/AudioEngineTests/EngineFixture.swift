@@ -41,6 +41,16 @@ final class EngineFixture {
         try engine.makePlayer(id: id ?? UUID().uuidString, input: .file(path), url: "file://" + path)
     }
 
+    /// A playing player of 4 s of DC at 0.5 panned hard left (left = 0.5 × gain), past its
+    /// 5 ms pan ramp: gain is measured sample by sample on its left channel.
+    func dcPlayer() throws -> Player {
+        let p = try player(try wav("dc", [Float](repeating: 0.5, count: 48_000 * 4)))
+        p.pan = -1
+        p.play()
+        _ = render(frames: 2_048)
+        return p
+    }
+
     /// Renders `seconds` of output and applies state changes.
     func render(seconds: Double) -> [Float] {
         render(frames: Int((seconds * Double(rate)).rounded()))

@@ -6,14 +6,6 @@ import TestSupport
 /// Fades and gain smoothing, measured sample by sample on a DC signal panned hard left
 /// (left = 0.5 × gain × pan coefficient).
 @Suite struct FadeTests {
-    private func dcPlayer(_ f: EngineFixture) throws -> Player {
-        let p = try f.player(try f.wav("dc", [Float](repeating: 0.5, count: 48_000 * 4)))
-        p.pan = -1
-        p.play()
-        _ = f.render(frames: 2_048)  // past the 5 ms pan ramp
-        return p
-    }
-
     private func largestStep(_ x: [Float]) -> Float {
         var worst: Float = 0
         for i in 1..<x.count { worst = max(worst, abs(x[i] - x[i - 1])) }
@@ -22,7 +14,7 @@ import TestSupport
 
     @Test func fadeToSilenceOverOneSecond() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.setVolume(0, fadeDuration: 1)
         let first = Measure.channel(f.render(seconds: 0.5), channels: 2, 0)
         #expect(abs(p.volume - 0.5) < 0.001, "volume mid-fade \(p.volume)")
@@ -39,7 +31,7 @@ import TestSupport
 
     @Test func aFadeInterruptedByAnotherHasNoJump() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.setVolume(0, fadeDuration: 1)
         var out = Measure.channel(f.render(seconds: 0.3), channels: 2, 0)
         p.setVolume(1, fadeDuration: 0.5)
@@ -52,7 +44,7 @@ import TestSupport
 
     @Test func aVolumeStepDuringAFadeTakesOverSmoothly() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.setVolume(0, fadeDuration: 1)
         var out = Measure.channel(f.render(seconds: 0.5), channels: 2, 0)
         p.volume = 1
@@ -65,7 +57,7 @@ import TestSupport
 
     @Test func volumeStepIsSmoothedOverFiveMilliseconds() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.volume = 0
         let out = Measure.channel(f.render(frames: 1_024), channels: 2, 0)
         let step = largestStep([0.5] + out)
@@ -76,7 +68,7 @@ import TestSupport
 
     @Test func panStepIsSmoothedOverFiveMilliseconds() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.pan = 1
         let out = f.render(frames: 1_024)
         let left = Measure.channel(out, channels: 2, 0)

@@ -8,8 +8,7 @@ import TestSupport
 @Suite struct RealtimeAllocationTests {
     @Test func renderLoopAllocatesNothingWithSixteenPlayers() throws {
         let f = try EngineFixture()
-        let noise = try f.wav("noise", Signals.noise(frames: 48_000, channels: 2), channels: 2)
-        let mp3 = try f.mp3("tone", Signals.sine(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 44_100), rate: 44_100)
+        let (noise, mp3) = try sounds(f)
         var players: [Player] = []
         for i in 0..<16 {
             let p = try f.player(i % 2 == 0 ? noise : mp3)
@@ -31,6 +30,13 @@ import TestSupport
         #expect(players.allSatisfy { $0.isPlaying })
     }
 
+    /// The two sounds the players alternate: stereo noise at the device rate, and a 44.1 kHz
+    /// MP3 (which plays through a resample bus).
+    private func sounds(_ f: EngineFixture) throws -> (noise: String, mp3: String) {
+        (try f.wav("noise", Signals.noise(frames: 48_000, channels: 2), channels: 2),
+         try f.mp3("tone", Signals.sine(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 44_100), rate: 44_100))
+    }
+
     @Test func theCounterSeesAnAllocation() {
         alloc_counter_begin()
         let array = [Int](repeating: 7, count: 1000)
@@ -41,8 +47,7 @@ import TestSupport
 
     @Test func renderLoopAllocatesNothingWithRateMeteringAndFades() throws {
         let f = try EngineFixture()
-        let noise = try f.wav("noise", Signals.noise(frames: 48_000, channels: 2), channels: 2)
-        let mp3 = try f.mp3("tone", Signals.sine(frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 44_100), rate: 44_100)
+        let (noise, mp3) = try sounds(f)
         var players: [Player] = []
         for i in 0..<16 {
             let p = try f.player(i % 2 == 0 ? noise : mp3)

@@ -6,17 +6,9 @@ import TestSupport
 /// Gain ramps scheduled on the device clock (`Player.scheduleVolume`, `EngineCommand.gainAt`),
 /// measured sample by sample on a DC signal panned hard left (left = 0.5 × gain).
 @Suite struct ScheduledGainTests {
-    private func dcPlayer(_ f: EngineFixture) throws -> Player {
-        let p = try f.player(try f.wav("dc", [Float](repeating: 0.5, count: 48_000 * 4)))
-        p.pan = -1
-        p.play()
-        _ = f.render(frames: 2_048)  // past the 5 ms pan ramp
-        return p
-    }
-
     @Test func aScheduledRampStartsOnItsExactFrameMidPeriod() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         let now = Int((f.engine.deviceCurrentTime * 48_000).rounded())
         let at = now + 1_000  // not a period boundary (periods are 256 frames)
         #expect(at % 256 != 0)
@@ -33,7 +25,7 @@ import TestSupport
 
     @Test func aNewerScheduleReplacesAPendingOne() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         let now = Int((f.engine.deviceCurrentTime * 48_000).rounded())
         p.scheduleVolume(0, atDeviceTime: Double(now + 300) / 48_000, rampDuration: 10.0 / 48_000)
         p.scheduleVolume(0.5, atDeviceTime: Double(now + 777) / 48_000, rampDuration: 0)
@@ -45,7 +37,7 @@ import TestSupport
 
     @Test func aScheduleInThePastStartsAtOnce() throws {
         let f = try EngineFixture()
-        let p = try dcPlayer(f)
+        let p = try f.dcPlayer()
         p.scheduleVolume(0, atDeviceTime: 0, rampDuration: 64.0 / 48_000)
         let out = Measure.channel(f.render(frames: 512), channels: 2, 0)
         #expect(out[0] == 0.5 && out[1] < 0.5 && out[64] == 0)
